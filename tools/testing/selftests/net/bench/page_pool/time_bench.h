@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Minimal helpers for timing loops of kernel code.
+ *
+ * A record accumulates the cycles, nanoseconds and element count of one
+ * or more timed chunks, so a long measurement can be split into short
+ * chunks (with rescheduling or a softirq exit in between) without
+ * counting the time spent outside the chunks.
+ */
+#ifndef _BENCH_TIME_BENCH_H
+#define _BENCH_TIME_BENCH_H
+
+#include <linux/compiler.h>
+#include <linux/timekeeping.h>
+#include <linux/timex.h>
+#include <linux/types.h>
+
+struct time_bench_record {
+	/* Accumulated over all timed chunks */
+	u64 invoked_cnt;	/* elements processed */
+	u64 tsc_interval;	/* cycles */
+	u64 time_interval;	/* nanoseconds */
+	int step;		/* bulk size or similar, printed only */
+
+	/* Start stamps of the chunk being timed */
+	u64 tsc_start;
+	u64 time_start;
+
+	/* Derived by time_bench_calc_stats() */
+	u64 tsc_cycles;
+	u64 ns_per_call_quotient;
+	u64 ns_per_call_decimal;
+	u64 time_sec;
+	u32 time_sec_remainder;
+};
+
+/*
+ * Cycle counter.  On x86 this is the TSC read with rdtsc_ordered(), which
+ * orders the read against the surrounding instructions.  Elsewhere it is
+ * get_cycles(), which may tick at another rate than the CPU or even read
+ * as zero; the nanosecond figures are the comparable ones there.
+ */
+static __always_inline u64 time_bench_cycles(void)
+{
+#ifdef CONFIG_X86_TSC
+	return rdtsc_ordered();
+#else
+	return get_cycles();
+#endif
+}
+
+static __always_inline void time_bench_start(struct time_bench_record *rec)
+{
+	rec->time_start = ktime_get_ns();
+	rec->tsc_start = time_bench_cycles();
+}
+
+static __always_inline void time_bench_stop(struct time_bench_record *rec,
+					    u64 invoked_cnt)
+{
+	u64 tsc_stop = time_bench_cycles();
+	u64 time_stop = ktime_get_ns();
+
+	rec->tsc_interval += tsc_stop - rec->tsc_start;
+	rec->time_interval += time_stop - rec->time_start;
+	rec->invoked_cnt += invoked_cnt;
+}
+
+void time_bench_init(struct time_bench_record *rec, int step);
+void time_bench_add(struct time_bench_record *sum,
+		    const struct time_bench_record *rec);
+int time_bench_calc_stats(struct time_bench_record *rec);
+void time_bench_print(const char *type, const char *label,
+		      const struct time_bench_record *rec);
+
+#endif /* _BENCH_TIME_BENCH_H */
