@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run kselftest TARGETS in a tree the way users do: 'make run_tests' in the
+# tree, then 'make install' and the install directory's run_kselftest.sh.
+# Exit 0 when every test passed, 4 when all were skipped, 1 otherwise.
+#
+# usage: selftests.sh TREE HOW TARGETS [MAKE ARGS...]
+#   HOW: tree, install or both
+
+tree=$1
+how=$2
+targets=$3
+shift 3
+selftests=$tree/tools/testing/selftests
+logs=$(mktemp -d)
+
+# Fold the top-level kselftest results of a log into an exit code.
+status_of()
+{
+	awk '
+		/^(not )?ok [0-9]+ selftests: / {
+			n++
+			if ($1 == "not") fail++
+			else if ($0 ~ /# *SKIP/) skip++
+		}
+		END {
+			if (n == 0 || fail) exit 1
+			exit (skip == n) ? 4 : 0
+		}' "$1"
+}
+
+worst=
+note()
+{
+	case "$1:$worst" in
+	1:*) worst=1 ;;
+	0:4 | 0:) worst=0 ;;
+	4:) worst=4 ;;
+	esac
+}
+
+if [ "$how" = tree ] || [ "$how" = both ]; then
+	echo "vmtest-guest: make -C $selftests TARGETS=\"$targets\" $* run_tests"
+	make -C "$selftests" TARGETS="$targets" "$@" run_tests 2>&1 |
+		tee "$logs/tree.log"
+	note "$(status_of "$logs/tree.log"; echo $?)"
+fi
+
+if [ "$how" = install ] || [ "$how" = both ]; then
+	echo "vmtest-guest: make install, then run_kselftest.sh"
+	if make -C "$selftests" TARGETS="$targets" "$@" \
+		INSTALL_PATH=/tmp/kselftest install >"$logs/install-build.log" 2>&1; then
+		/tmp/kselftest/run_kselftest.sh 2>&1 | tee "$logs/install.log"
+		note "$(status_of "$logs/install.log"; echo $?)"
+	else
+		tail -n 40 "$logs/install-build.log"
+		echo "vmtest-guest: make install failed"
+		note 1
+	fi
+fi
+
+exit "${worst:-1}"

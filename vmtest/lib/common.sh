@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers of the VM runner: messages, errors, timing, root checks.
+# shellcheck shell=bash
+
+VMTEST_VERBOSE=${VMTEST_VERBOSE:-0}
+
+msg()
+{
+	printf 'vmtest: %s\n' "$*" >&2
+}
+
+warn()
+{
+	printf 'vmtest: warning: %s\n' "$*" >&2
+}
+
+die()
+{
+	printf 'vmtest: error: %s\n' "$*" >&2
+	exit 1
+}
+
+# Run a long step: quiet unless verbose, its output kept in a log that is
+# shown (tail) when it fails, and its wall time reported.
+step()
+{
+	local what=$1 log=$2
+	local start rc
+
+	shift 2
+	start=$(date +%s)
+	msg "$what ..."
+	if [ "$VMTEST_VERBOSE" -gt 0 ]; then
+		"$@" 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+	else
+		"$@" >"$log" 2>&1
+		rc=$?
+	fi
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log" >&2
+		msg "$what failed (exit $rc), full log: $log"
+		return "$rc"
+	fi
+	msg "$what done in $(($(date +%s) - start)) s"
+}
+
+# Like step, but prints a progress line every 30 s for steps that take
+# minutes (kernel builds).
+step_progress()
+{
+	local what=$1 log=$2
+	local pid rc start
+
+	shift 2
+	if [ "$VMTEST_VERBOSE" -gt 0 ]; then
+		step "$what" "$log" "$@"
+		return
+	fi
+	start=$(date +%s)
+	msg "$what ..."
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	while ! wait_timeout "$pid" 30; do
+		msg "  ... $what: $(($(date +%s) - start)) s, $(wc -l <"$log") log lines"
+	done
+	wait "$pid"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log" >&2
+		msg "$what failed (exit $rc), full log: $log"
+		return "$rc"
+	fi
+	msg "$what done in $(($(date +%s) - start)) s"
+}
+
+# Return 0 once $1 has exited, 1 if it still runs after $2 seconds.
+wait_timeout()
+{
+	local pid=$1 left=$2
+
+	while [ "$left" -gt 0 ]; do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 1
+		left=$((left - 1))
+	done
+	! kill -0 "$pid" 2>/dev/null
+}
+
+is_root()
+{
+	[ "$(id -u)" -eq 0 ]
+}
+
+hash_of()
+{
+	sha256sum | cut -c1-16
+}

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+# The initramfs: static busybox, the modules a kernel needs to mount the
+# host's root over 9p (none for kernels built here, 9p is built in), and an
+# /init that mounts it read-only and switches to vmtest/guest/init.
+# shellcheck shell=bash
+
+# Modules, in load order, that RELEASE's kernel needs for a 9p root.
+ninep_modules()
+{
+	local release=$1
+
+	modprobe -S "$release" --show-depends 9pnet_virtio 2>/dev/null
+	modprobe -S "$release" --show-depends 9p 2>/dev/null
+}
+
+write_initramfs_init()
+{
+	cat <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t devtmpfs dev /dev
+for m in $(cat /modules.list); do
+	insmod "/modules/$m" || echo "vmtest-initramfs: insmod $m failed"
+done
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 \
+	root /newroot; then
+	echo "vmtest-initramfs: cannot mount the host's root over 9p"
+	reboot -f
+fi
+umount /proc /dev
+exec switch_root /newroot /bin/bash "$vmtest_init"
+EOF
+}
+
+# make_initramfs OUT [RELEASE]: RELEASE names a distro kernel whose 9p
+# modules go in. Made anew each run: it takes well under a second.
+make_initramfs()
+{
+	local out=$1 release=${2:-} dir mod name
+
+	dir=$(mktemp -d "$VMTEST_CACHE/initramfs.XXXXXX")
+	mkdir -p "$dir/bin" "$dir/proc" "$dir/dev" "$dir/newroot" "$dir/modules"
+	cp /bin/busybox "$dir/bin/busybox"
+	write_initramfs_init >"$dir/init"
+	chmod 755 "$dir/init"
+	: >"$dir/modules.list"
+	if [ -n "$release" ]; then
+		ninep_modules "$release" | awk '$1 == "insmod" { print $2 }' |
+		awk '!seen[$0]++' | while read -r mod; do
+			name=$(basename "$mod")
+			name=${name%.xz}
+			name=${name%.zst}
+			case $mod in
+			*.xz) xz -dc "$mod" >"$dir/modules/$name" ;;
+			*.zst) zstd -qdc "$mod" >"$dir/modules/$name" ;;
+			*) cp "$mod" "$dir/modules/$name" ;;
+			esac
+			echo "$name" >>"$dir/modules.list"
+		done
+		[ -s "$dir/modules.list" ] ||
+			die "no 9p modules found for kernel $release"
+	fi
+	(cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp" &&
+		mv "$out.tmp" "$out"
+	rm -rf "$dir"
+}

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+# Build a minimal x86_64 kernel from the prepared tree, as NIPA and
+# virtme-ng do: tinyconfig, then the VM essentials and the selftests' own
+# 'config' fragments merged with scripts/kconfig/merge_config.sh.
+# shellcheck shell=bash
+
+# The fragments for FLAVOR (normal or debug), one path a line.
+config_fragments()
+{
+	local flavor=$1 t
+
+	echo "$VMTEST_DIR/config/vm.config"
+	[ "$flavor" = debug ] && echo "$VMTEST_DIR/config/debug.config"
+	for t in $SERIES_TARGETS; do
+		[ -f "$KTREE/tools/testing/selftests/$t/config" ] &&
+			echo "$KTREE/tools/testing/selftests/$t/config"
+	done
+}
+
+make_config()
+{
+	local cfg=$1
+
+	shift
+	make -C "$KTREE" O="$cfg" ARCH=x86_64 tinyconfig &&
+	"$KTREE/scripts/kconfig/merge_config.sh" -m -O "$cfg" \
+		"$cfg/.config" "$@" &&
+	make -C "$KTREE" O="$cfg" ARCH=x86_64 olddefconfig
+}
+
+# Options a fragment asks for that the final .config does not have.
+missing_options()
+{
+	local config=$1 line
+
+	shift
+	cat "$@" | while read -r line; do
+		case $line in
+		CONFIG_*=n) grep -q "^${line%=n}=" "$config" && echo "$line" ;;
+		CONFIG_*=*) grep -qx "$line" "$config" || echo "$line" ;;
+		esac
+	done
+}
+
+# build_kernel FLAVOR: sets KIMAGE. Cached: a build whose tree identity,
+# final .config and compiler are unchanged is not run again at all.
+build_kernel()
+{
+	local flavor=$1 out cfg key missing
+	local -a frags
+
+	out=$VMTEST_CACHE/build/$(basename "$KTREE")-$flavor
+	cfg=$out-config
+	mapfile -t frags < <(config_fragments "$flavor")
+	mkdir -p "$out" "$cfg"
+	step "configuring $KTREE_VERSION ($flavor)" "$VMTEST_LOGS/config-$flavor.log" \
+		make_config "$cfg" "${frags[@]}" || die "kernel configuration failed"
+	missing=$(missing_options "$cfg/.config" "${frags[@]}")
+	[ -z "$missing" ] ||
+		warn "not in the final .config: $(echo "$missing" | tr '\n' ' ')"
+
+	key=$({ cat "$(dirname "$KTREE")/$(basename "$KTREE").id"
+		cat "$cfg/.config"; gcc --version | head -n 1; } | hash_of)
+	KIMAGE=$out/arch/x86/boot/bzImage
+	KBUILD_OUT=$out
+	if [ -f "$KIMAGE" ] && [ "$(cat "$out/.vmtest-key" 2>/dev/null)" = "$key" ]; then
+		msg "kernel $KTREE_VERSION ($flavor) is up to date ($out)"
+		return 0
+	fi
+	cmp -s "$cfg/.config" "$out/.config" || cp "$cfg/.config" "$out/.config"
+	rm -f "$out/.vmtest-key"
+	step_progress "building kernel $KTREE_VERSION ($flavor)" \
+		"$VMTEST_LOGS/build-$flavor.log" \
+		make -C "$KTREE" O="$out" ARCH=x86_64 -j"$(nproc)" bzImage modules ||
+		die "kernel build failed"
+	echo "$key" >"$out/.vmtest-key"
+}

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+# Boot the guest under QEMU and judge its run: the job's exit code, plus
+# any kernel splat on the console, plus the timeout.
+# shellcheck shell=bash
+
+# Kernel reports that fail a run whatever the tests said. Only kernel
+# lines (printk timestamps) are matched, not the tests' own output.
+SPLAT_RE='(Oops|BUG:|WARNING:|Kernel panic|general protection fault|KASAN:|UBSAN:|unreferenced object|soft lockup|hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|INFO: task .* blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|ODEBUG:|list_(add|del) corruption|kernel BUG at)'
+
+rc_word()
+{
+	case $1 in
+	0) echo pass ;;
+	4) echo skip ;;
+	*) echo FAIL ;;
+	esac
+}
+
+accel_opts()
+{
+	if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
+		echo "-accel kvm -cpu host"
+	else
+		echo "-accel tcg,thread=multi -cpu max"
+	fi
+}
+
+# Show each splat on the console log with the lines around it.
+report_splats()
+{
+	local log=$1 n
+
+	n=$(grep -cE "^\[ *[0-9]+\.[0-9]+\].*$SPLAT_RE" "$log")
+	[ "$n" -gt 0 ] || return 1
+	msg "the kernel reported $n problem line(s):"
+	grep -nE "^\[ *[0-9]+\.[0-9]+\].*$SPLAT_RE" "$log" | head -n 3 |
+	while IFS=: read -r line _; do
+		echo "----- console lines $((line > 5 ? line - 5 : 1))-$((line + 30)) -----"
+		sed -n "$((line > 5 ? line - 5 : 1)),$((line + 30))p" "$log"
+	done >&2
+	echo "-----" >&2
+	return 0
+}
+
+# run_vm KERNEL INITRD JOBDIR: returns the job's code, or 1 on a splat,
+# a crash or a timeout.
+run_vm()
+{
+	local kernel=$1 initrd=$2 job=$3 log=$3/console.log
+	local append rc in=/dev/null
+	local -a qemu
+
+	append="console=ttyS0,115200 loglevel=5 printk.time=1 panic=-1"
+	append+=" vmtest_init=$VMTEST_DIR/guest/init"
+	append+=" vmtest_work=$VMTEST_CACHE vmtest_job=$job"
+	[ "$VMTEST_VERBOSE" -gt 0 ] && append=${append/loglevel=5/loglevel=7}
+
+	# shellcheck disable=SC2207 # the options are single words
+	qemu=(qemu-system-x86_64 $(accel_opts) -nodefaults -no-reboot
+		-display none -smp "$VM_CPUS" -m "$VM_MEM"
+		-chardev "stdio,id=con,signal=off,logfile=$log"
+		-serial chardev:con
+		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+		-device virtio-9p-pci,fsdev=root,mount_tag=root
+		-fsdev "local,id=work,path=$VMTEST_CACHE,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=work,mount_tag=work
+		-kernel "$kernel" -initrd "$initrd" -append "$append")
+
+	[ "$SHELL_MODE" -eq 1 ] && in=/dev/stdin
+	timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" <"$in"
+	rc=$?
+	[ "$SHELL_MODE" -eq 1 ] && stty sane 2>/dev/null
+
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		msg "guest timed out after $VM_TIMEOUT s and was killed; last console lines:"
+		tail -n 30 "$log" >&2
+		report_splats "$log"
+		return 1
+	fi
+	[ "$rc" -eq 0 ] || { msg "qemu failed (exit $rc)"; return 1; }
+	if report_splats "$log"; then
+		return 1
+	fi
+	if [ ! -s "$job/rc" ]; then
+		msg "the guest ended without a result (crash or panic?); last console lines:"
+		tail -n 30 "$log" >&2
+		return 1
+	fi
+	rc=$(cat "$job/rc")
+	case $rc in
+	0 | 4) return "$rc" ;;
+	*) return 1 ;;
+	esac
+}
