@@ -1,0 +1,846 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptr_ring_test - self-checking, self-timing benchmark of struct ptr_ring.
+ *
+ * ptr_ring (include/linux/ptr_ring.h) is a header-only FIFO of pointers used
+ * by tun/tap, vhost-net, veth, cpumap and page_pool.  This test builds the
+ * tree's own header, unchanged, in userspace (see ptr_ring_test.h for the
+ * few kernel primitives it needs) and runs it in several modes:
+ *
+ *   single         one thread fills the ring, then drains it
+ *                  (ptr_ring_produce / ptr_ring_consume).
+ *   spsc           producer and consumer threads pinned to two CPUs, one
+ *                  item per locked call.
+ *   batch_consume  as spsc, the consumer uses ptr_ring_consume_batched(),
+ *                  i.e. one consumer_lock round trip per batch.
+ *   batch_produce  as spsc, the producer takes producer_lock once per batch
+ *                  and calls __ptr_ring_produce() for each item.  ptr_ring
+ *                  has no batched produce call: every item is published as
+ *                  soon as it is stored, so a batch saves lock round trips,
+ *                  not publications.
+ *   resize         as spsc, and the consumer calls ptr_ring_resize() at
+ *                  regular intervals, alternating between the ring size and
+ *                  twice that.  Items that do not fit a shrunk ring are given
+ *                  to the destroy callback; the test keeps them and checks
+ *                  them in order after the entries that stayed in the ring.
+ *
+ * Compared with tools/virtio/ringtest, which has ptr_ring shims too, this is
+ * a kselftest: it needs no root, module or perf, builds against the header
+ * of the tree it lives in, reports KTAP with one subtest per mode, and
+ * verifies and times itself.  Each item is a sequence number; the consumer
+ * checks that every item arrives exactly once and in order and compares an
+ * order-sensitive checksum, so loss, duplication or reordering fails the
+ * subtest with what was expected and what was seen.  Each repetition is
+ * timed with CLOCK_MONOTONIC (and the TSC on x86), a warm-up repetition is
+ * discarded and min/median/max are printed on one line per mode:
+ *
+ *   # <mode>: ns_per_item min <x> median <x> max <x> items_per_sec <x> reps <n>
+ *
+ * followed on x86 by " cycles_per_item median <x>" (TSC cycles).  The run
+ * can still be wrapped in perf stat.
+ *
+ * Fault injection, for testing this test: build with
+ * -DPTR_RING_TEST_INJECT=drop or -DPTR_RING_TEST_INJECT=dup and the producer
+ * skips, or sends twice, the item in the middle of every repetition.  Every
+ * mode must then fail.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#else
+#define HAVE_TSC 0
+#endif
+
+#include "../kselftest.h"
+#include "ptr_ring_test.h"
+
+#define PTR_RING_INJECT_none	0
+#define PTR_RING_INJECT_drop	1
+#define PTR_RING_INJECT_dup	2
+#ifndef PTR_RING_TEST_INJECT
+#define PTR_RING_TEST_INJECT	none
+#endif
+#define __INJECT(x)		PTR_RING_INJECT_##x
+#define INJECT(x)		__INJECT(x)
+static const int inject = INJECT(PTR_RING_TEST_INJECT);
+
+#define MAX_RING_SIZE	(KMALLOC_MAX_SIZE / sizeof(void *))
+#define MAX_COUNT	1000000000UL
+#define MAX_REPS	1000UL
+#define RESIZES_PER_REP	64
+
+enum mode_id {
+	MODE_SINGLE,
+	MODE_SPSC,
+	MODE_BATCH_CONSUME,
+	MODE_BATCH_PRODUCE,
+	MODE_RESIZE,
+	NR_MODES
+};
+
+static const char * const mode_names[NR_MODES] = {
+	[MODE_SINGLE]		= "single",
+	[MODE_SPSC]		= "spsc",
+	[MODE_BATCH_CONSUME]	= "batch_consume",
+	[MODE_BATCH_PRODUCE]	= "batch_produce",
+	[MODE_RESIZE]		= "resize",
+};
+
+struct config {
+	unsigned long size;
+	unsigned long count;
+	unsigned long batch;
+	unsigned long reps;
+	int prod_cpu;
+	int cons_cpu;
+	bool two_cpus;
+	unsigned int modes;
+};
+
+/* Consumer-side bookkeeping, also used to report the first error. */
+struct verify {
+	unsigned long next;
+	unsigned long seen;
+	unsigned long long csum;
+	unsigned long errors;
+	unsigned long bad_index;
+	unsigned long bad_expected;
+	unsigned long bad_seen;
+};
+
+struct run {
+	struct ptr_ring ring;
+	const struct config *cfg;
+	enum mode_id mode;
+	unsigned long n_emit;
+
+	/* Written by the producer. */
+	int consumer_ready ____cacheline_aligned_in_smp;
+	int producer_done;
+	struct timespec t_start;
+	unsigned long long tsc_start;
+
+	/* Written by the consumer. */
+	struct verify v ____cacheline_aligned_in_smp;
+	struct timespec t_end;
+	unsigned long long tsc_end;
+	unsigned long resizes;
+	unsigned long rescued;
+	int err;
+	void **array;
+};
+
+/* Items are sequence numbers, offset by one as NULL means "empty". */
+static inline void *seq_to_ptr(unsigned long seq)
+{
+	return (void *)(uintptr_t)(seq + 1);
+}
+
+/* The sequence number of the i-th item the producer sends. */
+static inline unsigned long emit_seq(const struct run *run, unsigned long i)
+{
+	unsigned long half = run->cfg->count / 2;
+
+	if (inject == PTR_RING_INJECT_drop && i >= half)
+		return i + 1;
+	if (inject == PTR_RING_INJECT_dup && i > half)
+		return i - 1;
+	return i;
+}
+
+static inline unsigned long long csum_add(unsigned long long csum, unsigned long seq)
+{
+	/* FNV-1a style: depends on the order of the items, not only the set. */
+	return (csum ^ seq) * 0x100000001b3ULL;
+}
+
+static inline void verify_item(struct verify *v, void *ptr)
+{
+	unsigned long seq = (uintptr_t)ptr - 1;
+
+	if (unlikely(seq != v->next) && !v->errors++) {
+		v->bad_index = v->seen;
+		v->bad_expected = v->next;
+		v->bad_seen = seq;
+	}
+	v->next = seq + 1;
+	v->csum = csum_add(v->csum, seq);
+	v->seen++;
+}
+
+static void now(struct timespec *ts, unsigned long long *tsc)
+{
+#if HAVE_TSC
+	unsigned int aux;
+
+	*tsc = __rdtscp(&aux);
+#else
+	*tsc = 0;
+#endif
+	clock_gettime(CLOCK_MONOTONIC, ts);
+}
+
+static void start_clock(struct run *run)
+{
+	now(&run->t_start, &run->tsc_start);
+}
+
+static void stop_clock(struct run *run)
+{
+	now(&run->t_end, &run->tsc_end);
+}
+
+static void *single_thread(void *arg)
+{
+	struct run *run = arg;
+	struct ptr_ring *r = &run->ring;
+	unsigned long i = 0;
+	void *ptr;
+
+	start_clock(run);
+	do {
+		while (i < run->n_emit &&
+		       !ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
+			i++;
+		while ((ptr = ptr_ring_consume(r)))
+			verify_item(&run->v, ptr);
+	} while (i < run->n_emit);
+	stop_clock(run);
+	return NULL;
+}
+
+static void producer_start(struct run *run)
+{
+	while (!smp_load_acquire(&run->consumer_ready)) /* pairs with consumer_start() */
+		cpu_relax();
+	start_clock(run);
+}
+
+static void *producer_thread(void *arg)
+{
+	struct run *run = arg;
+	struct ptr_ring *r = &run->ring;
+	unsigned long i;
+
+	producer_start(run);
+	for (i = 0; i < run->n_emit; i++)
+		while (ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
+			cpu_relax();
+	smp_store_release(&run->producer_done, 1); /* after the last item */
+	return NULL;
+}
+
+static void *batch_producer_thread(void *arg)
+{
+	struct run *run = arg;
+	struct ptr_ring *r = &run->ring;
+	unsigned long batch = run->cfg->batch;
+	unsigned long i = 0, end;
+
+	producer_start(run);
+	while (i < run->n_emit) {
+		end = i + batch < run->n_emit ? i + batch : run->n_emit;
+		spin_lock(&r->producer_lock);
+		while (i < end && !__ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
+			i++;
+		spin_unlock(&r->producer_lock);
+		if (i < end)
+			cpu_relax();
+	}
+	smp_store_release(&run->producer_done, 1); /* after the last item */
+	return NULL;
+}
+
+static void consumer_start(struct run *run)
+{
+	smp_store_release(&run->consumer_ready, 1); /* pairs with producer_start() */
+}
+
+/* Called when the ring looked empty: true once everything was consumed. */
+static bool consumer_done(struct run *run)
+{
+	void *ptr;
+
+	if (!smp_load_acquire(&run->producer_done)) { /* all items are in the ring */
+		cpu_relax();
+		return false;
+	}
+	while ((ptr = ptr_ring_consume(&run->ring)))
+		verify_item(&run->v, ptr);
+	return true;
+}
+
+static void *consumer_thread(void *arg)
+{
+	struct run *run = arg;
+	void *ptr;
+
+	consumer_start(run);
+	for (;;) {
+		ptr = ptr_ring_consume(&run->ring);
+		if (ptr)
+			verify_item(&run->v, ptr);
+		else if (consumer_done(run))
+			break;
+	}
+	stop_clock(run);
+	return NULL;
+}
+
+static void *batch_consumer_thread(void *arg)
+{
+	struct run *run = arg;
+	int batch = run->cfg->batch;
+	int i, n;
+
+	consumer_start(run);
+	for (;;) {
+		n = ptr_ring_consume_batched(&run->ring, run->array, batch);
+		for (i = 0; i < n; i++)
+			verify_item(&run->v, run->array[i]);
+		if (!n && consumer_done(run))
+			break;
+	}
+	stop_clock(run);
+	return NULL;
+}
+
+/* Items that ptr_ring_resize() could not fit into the new, smaller ring. */
+static __thread struct {
+	void **items;
+	unsigned long n;
+} rescue;
+
+static void rescue_item(void *ptr)
+{
+	rescue.items[rescue.n++] = ptr;
+}
+
+static void *resize_consumer_thread(void *arg)
+{
+	struct run *run = arg;
+	unsigned long size = run->cfg->size;
+	unsigned long big = size * 2 > MAX_RING_SIZE ? size : size * 2;
+	unsigned long interval = run->cfg->count / RESIZES_PER_REP + 1;
+	unsigned long next_resize = interval;
+	unsigned long quota = 0, pos = 0;
+	unsigned long new_size;
+	void *ptr;
+
+	rescue.items = run->array;
+	rescue.n = 0;
+	consumer_start(run);
+	for (;;) {
+		/*
+		 * After a shrink that rescued items, the ring holds exactly
+		 * new_size older items: check those first, then the rescued.
+		 */
+		if (!quota && pos < rescue.n) {
+			verify_item(&run->v, rescue.items[pos++]);
+			continue;
+		}
+		ptr = ptr_ring_consume(&run->ring);
+		if (ptr) {
+			verify_item(&run->v, ptr);
+			if (quota)
+				quota--;
+		} else if (consumer_done(run)) {
+			break;
+		}
+		if (run->v.seen < next_resize || pos < rescue.n)
+			continue;
+
+		next_resize += interval;
+		new_size = run->resizes & 1 ? size : big;
+		rescue.n = 0;
+		pos = 0;
+		if (ptr_ring_resize(&run->ring, new_size, GFP_KERNEL,
+				    rescue_item)) {
+			/* Keep consuming so that the producer can finish. */
+			run->err = -ENOMEM;
+			next_resize = ULONG_MAX;
+			continue;
+		}
+		run->resizes++;
+		run->rescued += rescue.n;
+		if (rescue.n)
+			quota = new_size;
+	}
+	stop_clock(run);
+	return NULL;
+}
+
+static int start_thread(pthread_t *t, int cpu, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ret = pthread_attr_init(&attr);
+	if (ret)
+		return -ret;
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (!ret)
+		ret = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return -ret;
+}
+
+/* Run one repetition; returns 0 or a negative errno. */
+static int run_once(struct run *run)
+{
+	static void *(* const producers[NR_MODES])(void *) = {
+		[MODE_SPSC]		= producer_thread,
+		[MODE_BATCH_CONSUME]	= producer_thread,
+		[MODE_BATCH_PRODUCE]	= batch_producer_thread,
+		[MODE_RESIZE]		= producer_thread,
+	};
+	static void *(* const consumers[NR_MODES])(void *) = {
+		[MODE_SINGLE]		= single_thread,
+		[MODE_SPSC]		= consumer_thread,
+		[MODE_BATCH_CONSUME]	= batch_consumer_thread,
+		[MODE_BATCH_PRODUCE]	= consumer_thread,
+		[MODE_RESIZE]		= resize_consumer_thread,
+	};
+	const struct config *cfg = run->cfg;
+	pthread_t prod, cons;
+	int ret;
+
+	if (ptr_ring_init(&run->ring, cfg->size, GFP_KERNEL))
+		return -ENOMEM;
+	run->consumer_ready = 0;
+	run->producer_done = 0;
+	memset(&run->v, 0, sizeof(run->v));
+	run->resizes = 0;
+	run->rescued = 0;
+	run->err = 0;
+
+	if (run->mode == MODE_SINGLE) {
+		ret = start_thread(&cons, cfg->prod_cpu, single_thread, run);
+		if (!ret)
+			pthread_join(cons, NULL);
+		goto out;
+	}
+
+	ret = start_thread(&cons, cfg->cons_cpu, consumers[run->mode], run);
+	if (ret)
+		goto out;
+	ret = start_thread(&prod, cfg->prod_cpu, producers[run->mode], run);
+	if (ret) {
+		/* Let the consumer see an empty, finished stream. */
+		smp_store_release(&run->producer_done, 1); /* nothing to wait for */
+	} else {
+		pthread_join(prod, NULL);
+	}
+	pthread_join(cons, NULL);
+	if (!ret)
+		ret = run->err;
+out:
+	ptr_ring_cleanup(&run->ring, NULL);
+	return ret;
+}
+
+static double elapsed_ns(const struct run *run)
+{
+	return (run->t_end.tv_sec - run->t_start.tv_sec) * 1e9 +
+	       (run->t_end.tv_nsec - run->t_start.tv_nsec);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned long n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static unsigned long long expected_csum(unsigned long count)
+{
+	unsigned long long csum = 0;
+	unsigned long seq;
+
+	for (seq = 0; seq < count; seq++)
+		csum = csum_add(csum, seq);
+	return csum;
+}
+
+/* Print what went wrong in a repetition; returns true if all was fine. */
+static bool check_run(const struct run *run, const char *rep, unsigned long long csum)
+{
+	const struct verify *v = &run->v;
+	const char *name = mode_names[run->mode];
+	unsigned long count = run->cfg->count;
+
+	if (!v->errors && v->seen == count && v->csum == csum)
+		return true;
+
+	if (v->errors)
+		ksft_print_msg("%s: %s: FAIL: item %lu: expected seq %lu, seen %lu (%s)\n",
+			       name, rep, v->bad_index, v->bad_expected,
+			       v->bad_seen, v->bad_seen > v->bad_expected ?
+			       "items lost or reordered" :
+			       "item duplicated or reordered");
+	if (v->seen != count)
+		ksft_print_msg("%s: %s: FAIL: consumed %lu items, expected %lu (%lu %s)\n",
+			       name, rep, v->seen, count,
+			       v->seen < count ? count - v->seen : v->seen - count,
+			       v->seen < count ? "lost" : "extra");
+	ksft_print_msg("%s: %s: FAIL: %lu sequence error(s), checksum %#llx, expected %#llx\n",
+		       name, rep, v->errors, v->csum, csum);
+	return false;
+}
+
+static void run_mode(const struct config *cfg, enum mode_id mode)
+{
+	const char *name = mode_names[mode];
+	unsigned long reps = cfg->reps, rep;
+	double *ns, *ns_sorted, *cyc;
+	unsigned long long csum = expected_csum(cfg->count);
+	struct run *run;
+	char label[32];
+	int ret = 0;
+
+	if (mode != MODE_SINGLE && !cfg->two_cpus) {
+		ksft_test_result_skip("%s: needs two CPUs, only one is usable\n",
+				      name);
+		return;
+	}
+
+	run = aligned_alloc(SMP_CACHE_BYTES,
+			    (sizeof(*run) + SMP_CACHE_BYTES - 1) &
+			    ~(size_t)(SMP_CACHE_BYTES - 1));
+	ns = calloc(reps, sizeof(*ns));
+	ns_sorted = calloc(reps, sizeof(*ns));
+	cyc = calloc(reps, sizeof(*cyc));
+	if (!run || !ns || !ns_sorted || !cyc) {
+		ksft_test_result_fail("%s: out of memory\n", name);
+		goto out;
+	}
+	memset(run, 0, sizeof(*run));
+	run->cfg = cfg;
+	run->mode = mode;
+	/* Batch array, or room for what a shrinking resize gives back. */
+	run->array = calloc(mode == MODE_RESIZE ? 2 * cfg->size : cfg->batch,
+			    sizeof(void *));
+	if (!run->array) {
+		ksft_test_result_fail("%s: out of memory\n", name);
+		goto out;
+	}
+
+	/* Repetition 0 is the warm-up and is not counted. */
+	for (rep = 0; rep <= reps; rep++) {
+		double t, tsc;
+
+		if (rep)
+			snprintf(label, sizeof(label), "rep %lu/%lu", rep, reps);
+		else
+			snprintf(label, sizeof(label), "warm-up");
+
+		run->n_emit = cfg->count;
+		if (inject == PTR_RING_INJECT_drop)
+			run->n_emit--;
+		else if (inject == PTR_RING_INJECT_dup)
+			run->n_emit++;
+
+		ret = run_once(run);
+		if (ret) {
+			ksft_print_msg("%s: %s: FAIL: %s\n", name, label,
+				       strerror(-ret));
+			break;
+		}
+		if (!check_run(run, label, csum)) {
+			ret = -1;
+			break;
+		}
+
+		t = elapsed_ns(run) / cfg->count;
+		tsc = (double)(run->tsc_end - run->tsc_start) / cfg->count;
+		ksft_print_msg("%s: %s ns_per_item %.3f items_per_sec %.0f",
+			       name, label, t, 1e9 / t);
+		if (HAVE_TSC)
+			printf(" cycles_per_item %.1f", tsc);
+		if (mode == MODE_RESIZE)
+			printf(" resizes %lu rescued %lu", run->resizes,
+			       run->rescued);
+		printf("\n");
+		if (rep) {
+			ns[rep - 1] = t;
+			cyc[rep - 1] = tsc;
+		}
+	}
+
+	if (ret) {
+		ksft_test_result_fail("%s\n", name);
+		goto out;
+	}
+
+	memcpy(ns_sorted, ns, reps * sizeof(*ns));
+	qsort(ns_sorted, reps, sizeof(*ns), cmp_double);
+	ksft_print_msg("%s: ns_per_item min %.3f median %.3f max %.3f items_per_sec %.0f reps %lu",
+		       name, ns_sorted[0], median(ns, reps),
+		       ns_sorted[reps - 1], 1e9 / median(ns, reps), reps);
+	if (HAVE_TSC)
+		printf(" cycles_per_item median %.1f", median(cyc, reps));
+	printf("\n");
+	ksft_test_result_pass("%s\n", name);
+out:
+	if (run)
+		free(run->array);
+	free(run);
+	free(ns);
+	free(ns_sorted);
+	free(cyc);
+}
+
+static const char usage_text[] =
+"Usage: %s [options]\n"
+"Benchmark and verify include/linux/ptr_ring.h in userspace (KTAP output).\n"
+"\n"
+"  -m, --mode LIST          modes to run, comma separated, or 'all' (default)\n"
+"                           single, spsc, batch_consume, batch_produce, resize\n"
+"  -s, --size N             ring size in entries (default %lu, max %lu)\n"
+"  -n, --count N            items per repetition (default %lu, max %lu)\n"
+"  -b, --batch N            batch size for the batch modes (default %lu,\n"
+"                           at most the ring size)\n"
+"  -r, --reps N             timed repetitions after one warm-up\n"
+"                           (default %lu, max %lu)\n"
+"  -p, --producer-cpu CPU   CPU of the producer and of 'single'\n"
+"                           (default: first CPU we may run on)\n"
+"  -c, --consumer-cpu CPU   CPU of the consumer (default: second one)\n"
+"  -h, --help               show this help\n"
+"\n"
+"Exit status: 0 pass, 1 failure or bad option, 4 everything skipped.\n";
+
+#define DEF_SIZE	1024UL
+#define DEF_COUNT	1000000UL
+#define DEF_BATCH	32UL
+#define DEF_REPS	5UL
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f, usage_text, prog, DEF_SIZE, MAX_RING_SIZE, DEF_COUNT,
+		MAX_COUNT, DEF_BATCH, DEF_REPS, MAX_REPS);
+}
+
+static const char *prog_name = "ptr_ring_test";
+
+static __noreturn __printf(1, 2) void bad_option(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog_name);
+	exit(KSFT_FAIL);
+}
+
+static unsigned long parse_num(const char *opt, const char *arg,
+			       unsigned long min, unsigned long max)
+{
+	unsigned long long val;
+	char *end;
+
+	if (!isdigit((unsigned char)arg[0]))
+		bad_option("%s: '%s' is not a decimal number", opt, arg);
+	errno = 0;
+	val = strtoull(arg, &end, 10);
+	if (*end)
+		bad_option("%s: '%s' is not a decimal number (trailing '%s')",
+			   opt, arg, end);
+	if (errno == ERANGE || val > max)
+		bad_option("%s: %s is too large (max %lu)", opt, arg, max);
+	if (val < min)
+		bad_option("%s: %s is too small (min %lu)", opt, arg, min);
+	return val;
+}
+
+static int parse_cpu(const char *opt, const char *arg, const cpu_set_t *allowed)
+{
+	int cpu = parse_num(opt, arg, 0, CPU_SETSIZE - 1);
+
+	if (!CPU_ISSET(cpu, allowed))
+		bad_option("%s: CPU %d is not online or not in this task's affinity mask",
+			   opt, cpu);
+	return cpu;
+}
+
+/* The lowest CPU in @set other than @except, or -1. */
+static int first_cpu(const cpu_set_t *set, int except)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, set) && cpu != except)
+			return cpu;
+	return -1;
+}
+
+static unsigned int parse_modes(const char *arg)
+{
+	unsigned int modes = 0;
+	char *buf, *tok, *save;
+	int i;
+
+	if (!strcmp(arg, "all"))
+		return (1u << NR_MODES) - 1;
+	buf = strdup(arg);
+	if (!buf)
+		bad_option("out of memory");
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NR_MODES; i++)
+			if (!strcmp(tok, mode_names[i]))
+				break;
+		if (i == NR_MODES)
+			bad_option("--mode: unknown mode '%s' (see --help)", tok);
+		modes |= 1u << i;
+	}
+	free(buf);
+	if (!modes)
+		bad_option("--mode: '%s' names no mode", arg);
+	return modes;
+}
+
+static void parse_args(int argc, char **argv, struct config *cfg)
+{
+	static const struct option opts[] = {
+		{ "mode",		required_argument, NULL, 'm' },
+		{ "size",		required_argument, NULL, 's' },
+		{ "count",		required_argument, NULL, 'n' },
+		{ "batch",		required_argument, NULL, 'b' },
+		{ "reps",		required_argument, NULL, 'r' },
+		{ "producer-cpu",	required_argument, NULL, 'p' },
+		{ "consumer-cpu",	required_argument, NULL, 'c' },
+		{ "help",		no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	bool batch_set = false, prod_set = false, cons_set = false;
+	cpu_set_t allowed;
+	int opt;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		perror("sched_getaffinity");
+		exit(KSFT_FAIL);
+	}
+
+	cfg->size = DEF_SIZE;
+	cfg->count = DEF_COUNT;
+	cfg->batch = DEF_BATCH;
+	cfg->reps = DEF_REPS;
+	cfg->modes = (1u << NR_MODES) - 1;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":m:s:n:b:r:p:c:h", opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			cfg->modes = parse_modes(optarg);
+			break;
+		case 's':
+			cfg->size = parse_num("--size", optarg, 1,
+					      MAX_RING_SIZE);
+			break;
+		case 'n':
+			cfg->count = parse_num("--count", optarg, 1, MAX_COUNT);
+			break;
+		case 'b':
+			cfg->batch = parse_num("--batch", optarg, 1,
+					       MAX_RING_SIZE);
+			batch_set = true;
+			break;
+		case 'r':
+			cfg->reps = parse_num("--reps", optarg, 1, MAX_REPS);
+			break;
+		case 'p':
+			cfg->prod_cpu = parse_cpu("--producer-cpu", optarg,
+						  &allowed);
+			prod_set = true;
+			break;
+		case 'c':
+			cfg->cons_cpu = parse_cpu("--consumer-cpu", optarg,
+						  &allowed);
+			cons_set = true;
+			break;
+		case 'h':
+			usage(stdout, prog_name);
+			exit(KSFT_PASS);
+		case ':':
+			bad_option("option '%s' needs a value", argv[optind - 1]);
+		default:
+			bad_option("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad_option("unexpected argument '%s'", argv[optind]);
+
+	if (cfg->batch > cfg->size) {
+		if (batch_set)
+			bad_option("--batch: %lu is larger than the ring size %lu",
+				   cfg->batch, cfg->size);
+		cfg->batch = cfg->size;
+	}
+
+	/* Default CPUs: the first two this task may run on. */
+	if (!prod_set)
+		cfg->prod_cpu = first_cpu(&allowed, cons_set ? cfg->cons_cpu : -1);
+	if (!cons_set)
+		cfg->cons_cpu = first_cpu(&allowed, cfg->prod_cpu);
+	if (cfg->prod_cpu < 0)
+		cfg->prod_cpu = cfg->cons_cpu;
+	if (prod_set && cons_set && cfg->prod_cpu == cfg->cons_cpu)
+		bad_option("--producer-cpu and --consumer-cpu must differ (both %d)",
+			   cfg->prod_cpu);
+	cfg->two_cpus = cfg->cons_cpu >= 0 && cfg->cons_cpu != cfg->prod_cpu;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg = { 0 };
+	int mode;
+
+	if (argc > 0 && argv[0])
+		prog_name = argv[0];
+	parse_args(argc, argv, &cfg);
+
+	ksft_print_header();
+	ksft_set_plan(__builtin_popcount(cfg.modes));
+	ksft_print_msg("size %lu count %lu batch %lu reps %lu producer_cpu %d consumer_cpu %d%s\n",
+		       cfg.size, cfg.count, cfg.batch, cfg.reps, cfg.prod_cpu,
+		       cfg.two_cpus ? cfg.cons_cpu : -1,
+		       inject ? " (fault injection build)" : "");
+
+	for (mode = 0; mode < NR_MODES; mode++)
+		if (cfg.modes & (1u << mode))
+			run_mode(&cfg, mode);
+
+	if (ksft_get_fail_cnt())
+		ksft_exit_fail();
+	if (!ksft_get_pass_cnt()) {
+		ksft_print_cnts();
+		exit(KSFT_SKIP);
+	}
+	ksft_finished();
+}
