@@ -9,22 +9,23 @@
 # the host's filesystem read-only over 9p and runs the selftests the way
 # users do. See --help.
 
+# shellcheck source-path=SCRIPTDIR
 set -u
 set -o pipefail
 
 VMTEST_DIR=$(dirname "$(realpath "$0")")
 VMTEST_SERIES=$(dirname "$VMTEST_DIR")
-# shellcheck source=vmtest/lib/common.sh
+# shellcheck source=lib/common.sh
 . "$VMTEST_DIR/lib/common.sh"
-# shellcheck source=vmtest/lib/packages.sh
+# shellcheck source=lib/packages.sh
 . "$VMTEST_DIR/lib/packages.sh"
-# shellcheck source=vmtest/lib/tree.sh
+# shellcheck source=lib/tree.sh
 . "$VMTEST_DIR/lib/tree.sh"
-# shellcheck source=vmtest/lib/kbuild.sh
+# shellcheck source=lib/kbuild.sh
 . "$VMTEST_DIR/lib/kbuild.sh"
-# shellcheck source=vmtest/lib/initramfs.sh
+# shellcheck source=lib/initramfs.sh
 . "$VMTEST_DIR/lib/initramfs.sh"
-# shellcheck source=vmtest/lib/vm.sh
+# shellcheck source=lib/vm.sh
 . "$VMTEST_DIR/lib/vm.sh"
 
 usage()
@@ -54,6 +55,8 @@ RCU stall, panic) or a timeout.
   -s, --shell         an interactive shell in the guest instead
   -T, --timeout SEC   kill a guest that runs longer (default: $VM_TIMEOUT)
   -K, --keep-going    run the next target after a failure
+  -P, --prepare       fetch, lay the series over and build, but boot
+                      nothing; print each target's tree and KDIR
   -v, --verbose       show build logs and the full kernel console
       --cache DIR     cache directory (default: $VMTEST_CACHE)
   -h, --help          this text
@@ -74,6 +77,7 @@ DEBUG=0
 HOW=both
 SHELL_MODE=0
 KEEP_GOING=0
+PREPARE=0
 PARAMS=()
 ENVS=()
 COMMAND=()
@@ -100,6 +104,7 @@ parse_args()
 		-s | --shell) SHELL_MODE=1 ;;
 		-T | --timeout) VM_TIMEOUT=${2:-}; shift ;;
 		-K | --keep-going) KEEP_GOING=1 ;;
+		-P | --prepare) PREPARE=1 ;;
 		-v | --verbose) VMTEST_VERBOSE=1 ;;
 		--cache) VMTEST_CACHE=${2:-}; shift ;;
 		-h | --help) usage; exit 0 ;;
@@ -165,14 +170,14 @@ write_job()
 			echo
 		fi
 		echo 'rc=$?'
-		if [ "$flavor" = debug ]; then
-			# Two scans: kmemleak reports objects that stay
-			# unreferenced over consecutive scans.
-			echo 'echo scan >/sys/kernel/debug/kmemleak; sleep 5'
-			echo 'echo scan >/sys/kernel/debug/kmemleak'
-			echo 'cat /sys/kernel/debug/kmemleak'
-		fi
-		echo 'exit $rc'
+		# Two scans: kmemleak reports objects that stay unreferenced
+		# over consecutive scans.
+		[ "$flavor" = debug ] && cat <<-'EOF'
+		echo scan >/sys/kernel/debug/kmemleak; sleep 5
+		echo scan >/sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak
+		EOF
+		echo "exit \"\$rc\""
 	} >"$job/job.sh"
 }
 
@@ -211,6 +216,11 @@ run_target()
 		;;
 	esac
 
+	if [ "$PREPARE" -eq 1 ]; then
+		printf '%s tree=%s kdir=%s kernel=%s\n' "$target" "$KTREE" \
+			"${kdir:-/lib/modules/$DISTRO_RELEASE/build}" "$kernel"
+		return 0
+	fi
 	write_job "$job" "$kdir" "$flavor"
 	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $VM_CPUS vCPUs, $VM_MEM)"
 	run_vm "$kernel" "$initrd" "$job"
@@ -218,7 +228,7 @@ run_target()
 
 main()
 {
-	local target rc worst= start
+	local target rc worst='' start
 	local -a rows=()
 
 	parse_args "$@"
@@ -232,11 +242,7 @@ main()
 		rc=$?
 		rows+=("$(printf '%-8s %-5s %4d s' "$target" \
 			"$(rc_word "$rc")" $(($(date +%s) - start)))")
-		case "$rc:${worst:-}" in
-		1:*) worst=1 ;;
-		0:4 | 0:) worst=0 ;;
-		4:) worst=4 ;;
-		esac
+		worst=$(fold_status "$worst" "$rc")
 		[ "$rc" -eq 1 ] && [ "$KEEP_GOING" -eq 0 ] && break
 	done
 

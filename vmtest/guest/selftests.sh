@@ -7,6 +7,9 @@
 # usage: selftests.sh TREE HOW TARGETS [MAKE ARGS...]
 #   HOW: tree, install or both
 
+# shellcheck source-path=SCRIPTDIR source=../lib/common.sh
+. "$(dirname "$(realpath "$0")")/../lib/common.sh"
+
 tree=$1
 how=$2
 targets=$3
@@ -29,14 +32,10 @@ status_of()
 		}' "$1"
 }
 
-worst=
+worst=''
 note()
 {
-	case "$1:$worst" in
-	1:*) worst=1 ;;
-	0:4 | 0:) worst=0 ;;
-	4:) worst=4 ;;
-	esac
+	worst=$(fold_status "$worst" "$1")
 }
 
 if [ "$how" = tree ] || [ "$how" = both ]; then

@@ -2,7 +2,7 @@
 # Build a minimal x86_64 kernel from the prepared tree, as NIPA and
 # virtme-ng do: tinyconfig, then the VM essentials and the selftests' own
 # 'config' fragments merged with scripts/kconfig/merge_config.sh.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
 # The fragments for FLAVOR (normal or debug), one path a line.
 config_fragments()

@@ -65,11 +65,14 @@ def ignored(series, paths):
 
 
 def owned_dirs(files):
-    """Selftest directories of the series: those holding a Makefile."""
-    return sorted(os.path.dirname(p) for p in files
+    """Selftest directories of the series: the outermost ones holding a
+    Makefile (a module's Makefile below a TARGET is not a TARGET)."""
+    dirs = sorted(os.path.dirname(p) for p in files
                   if p.startswith(SELFTESTS + '/') and
                   os.path.basename(p) == 'Makefile' and
                   os.path.dirname(p) != SELFTESTS)
+    return [d for d in dirs
+            if not any(d.startswith(o + '/') for o in dirs)]
 
 
 def copy_files(series, farm, files):

@@ -4,7 +4,7 @@
 # The machine's apt setup is never changed: kernel sources from Debian's
 # newer suites are looked up with a private copy of the machine's own
 # Debian source stanza, under the cache directory.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
 APT_UPDATED=0
 

@@ -4,7 +4,7 @@
 # A tree the user names is never modified: the farm holds hard links to
 # its files and lay_series.py replaces (never rewrites) the ones the series
 # changes. Kernels are built out of tree (O=), so no build writes a source.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
 # An identity that changes whenever the tree's content does.
 tree_identity()
@@ -48,8 +48,9 @@ prepare_tree()
 {
 	local src=$1 id=$2 farm
 
-	[ -f "$src/Makefile" ] && [ -d "$src/tools/testing/selftests" ] ||
+	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/tools/testing/selftests" ]; then
 		die "$src does not look like a kernel tree"
+	fi
 	farm=$VMTEST_CACHE/trees/$(basename "$src")-$(realpath "$src" | hash_of)
 	if [ "$(cat "$farm.id" 2>/dev/null)" != "$id" ]; then
 		step "linking a work copy of $src" "$VMTEST_LOGS/farm.log" \

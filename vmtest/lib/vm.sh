@@ -55,7 +55,7 @@ run_vm()
 	append+=" vmtest_work=$VMTEST_CACHE vmtest_job=$job"
 	[ "$VMTEST_VERBOSE" -gt 0 ] && append=${append/loglevel=5/loglevel=7}
 
-	# shellcheck disable=SC2207 # the options are single words
+	# shellcheck disable=SC2207,SC2054 # single words; commas are QEMU's
 	qemu=(qemu-system-x86_64 $(accel_opts) -nodefaults -no-reboot
 		-display none -smp "$VM_CPUS" -m "$VM_MEM"
 		-chardev "stdio,id=con,signal=off,logfile=$log"
