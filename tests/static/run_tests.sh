@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Static checks: shellcheck on every shell script of the repository,
+# checkpatch.pl --strict on every file of the series, and
+# get_maintainer.pl naming the right people for the series' files, in the
+# newest tree with the series laid over it.
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+cd "$REPO" || exit 1
+
+# Shell scripts: *.sh, and files whose first line names bash or sh.
+while IFS= read -r f; do
+	case $f in
+	*.sh) ;;
+	*) head -n 1 "$f" | grep -qE '^#!.*\b(ba)?sh\b' || continue ;;
+	esac
+	check "shellcheck $f" shellcheck -x "$f"
+done < <(git ls-files -co --exclude-standard | grep -v '^tests/out/')
+
+read -r tree _ < <(prepared current)
+if [ -z "$tree" ]; then
+	not_ok "the newest tree is prepared" "see $OUT/prepare.log"
+	exit 0
+fi
+
+# checkpatch --strict on each file of the series, from within the tree.
+while IFS= read -r f; do
+	check "checkpatch --strict $f" \
+		"$tree/scripts/checkpatch.pl" --strict --quiet --no-summary \
+		--root="$tree" -f "$tree/$f"
+done < <(git ls-files -- tools Documentation | grep -E '\.(c|h|sh|rst)$|Makefile$')
+
+# get_maintainer.pl: page_pool people for the benchmark, the ptr_ring
+# entry for ptr_ring.h and its test.
+maint()
+{
+	(cd "$tree" && scripts/get_maintainer.pl --nogit --nogit-fallback \
+		--norolestats -f "$1")
+}
+for f in tools/testing/selftests/net/bench/page_pool/time_bench.c \
+	 tools/testing/selftests/net/bench/test_bench_page_pool.sh; do
+	if maint "$f" | grep -q 'hawk@kernel.org'; then
+		ok "get_maintainer.pl names the page_pool maintainers for $f"
+	else
+		not_ok "get_maintainer.pl names the page_pool maintainers for $f" \
+			"$(maint "$f" | tr '\n' ';')"
+	fi
+done
+for f in include/linux/ptr_ring.h tools/testing/selftests/ptr_ring/ptr_ring_test.c; do
+	if maint "$f" | grep -q 'mst@redhat.com'; then
+		ok "get_maintainer.pl names the ptr_ring maintainer for $f"
+	else
+		not_ok "get_maintainer.pl names the ptr_ring maintainer for $f" \
+			"$(maint "$f" | tr '\n' ';')"
+	fi
+done

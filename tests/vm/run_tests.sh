@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The QEMU runner, end to end: both targets run the selftests and pass with
+# every benchmark subtest reported; a second run rebuilds nothing; a
+# WARN_ON, an oops and a hang each fail the run with the splat or a clear
+# timeout message; --ksrc works on a tree we prepare and leaves it as it
+# was.
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+# Subtests test_bench_page_pool.sh must report in each target.
+SUBTESTS='for_loop atomic_inc lock
+no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
+tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring
+tasklet_page_pool03_slow cross_cpu_return'
+
+# check_ktap NAME CONSOLE: the run's KTAP has every subtest passing and the
+# kselftest lines of both test directories, in the tree and installed.
+check_ktap()
+{
+	local name=$1 log=$2 t missing=
+
+	for t in $SUBTESTS; do
+		grep -qE "^ *ok [0-9]+ $t( |$)" "$log" || missing+=" $t"
+	done
+	if [ -z "$missing" ]; then
+		ok "$name: every page_pool subtest passed"
+	else
+		not_ok "$name: every page_pool subtest passed" "missing:$missing"
+	fi
+	expect_grep "$name: ptr_ring_test passed in the tree" "$log" \
+		'^ok [0-9]+ selftests: ptr_ring: ptr_ring_test$'
+	expect_grep "$name: test_bench_page_pool.sh passed" "$log" \
+		'^ok [0-9]+ selftests: net/bench: test_bench_page_pool.sh$'
+	t=$(grep -cE '^ok [0-9]+ selftests: net/bench: test_bench_page_pool.sh$' "$log")
+	if [ "$t" -eq 2 ]; then
+		ok "$name: ran from the tree and from the install directory"
+	else
+		not_ok "$name: ran from the tree and from the install directory" \
+			"test_bench_page_pool.sh passed $t times, expected 2"
+	fi
+}
+
+# 1. The benchmarks, both targets, as the README's first command.
+start=$(date +%s)
+expect_rc "vmtest.sh, both targets, passes" 0 "$OUT/vm-first.log" "$VMTEST"
+echo "# first run: $(($(date +%s) - start)) s"
+for target in current distro; do
+	check_ktap "$target" "$VMTEST_CACHE/jobs/$target/console.log"
+	cp "$VMTEST_CACHE/jobs/$target/console.log" "$OUT/console-$target.log"
+done
+
+# 2. A warm run reuses every cache.
+start=$(date +%s)
+expect_rc "warm run passes" 0 "$OUT/vm-warm.log" "$VMTEST"
+echo "# warm run: $(($(date +%s) - start)) s"
+if grep -qE 'building kernel|downloading|extracting|linking a work copy' \
+	"$OUT/vm-warm.log"; then
+	not_ok "warm run rebuilds nothing" \
+		"$(grep -E 'building|downloading|extracting|linking' "$OUT/vm-warm.log")"
+else
+	ok "warm run rebuilds nothing"
+fi
+
+# 3. Kernel splats and hangs fail the run.
+read -r _ kdir < <(prepared distro)
+splat=$(mktemp -d)
+cp "$TESTS_DIR/vm/splat/splat.c" "$TESTS_DIR/vm/splat/Makefile" "$splat/"
+if make -C "$splat" KDIR="$kdir" >"$OUT/splat-build.log" 2>&1; then
+	for mode in warn oops; do
+		log=$OUT/vm-$mode.log
+		expect_rc "a module's $mode fails the run" 1 "$log" \
+			"$VMTEST" -t distro -T 300 -- insmod "$splat/splat.ko" mode=$mode
+		expect_grep "the $mode splat is shown" "$log" \
+			'the kernel reported .* problem line'
+	done
+	expect_grep "the WARN_ON is shown with its context" "$OUT/vm-warn.log" \
+		'WARNING: .*splat'
+	expect_grep "the oops is shown with its context" "$OUT/vm-oops.log" \
+		'BUG: kernel NULL pointer dereference'
+else
+	not_ok "the splat test module builds" "see $OUT/splat-build.log"
+fi
+rm -rf "$splat"
+
+expect_rc "a hanging guest is killed at the timeout" 1 "$OUT/vm-hang.log" \
+	"$VMTEST" -t distro -T 40 -- sleep 1000
+expect_grep "the timeout is reported clearly" "$OUT/vm-hang.log" \
+	'guest timed out after 40 s'
+
+# 4. --ksrc: a git tree we prepare (Debian's 6.12 source), unchanged after.
+ksrc=$VMTEST_CACHE/test-ksrc/linux-6.12
+if [ ! -d "$ksrc/.git" ]; then
+	rm -rf "$ksrc"
+	mkdir -p "$ksrc"
+	src=$(find "$VMTEST_CACHE/src" -maxdepth 1 -type d \
+		-name 'linux-source-6.12-*' | head -n 1)
+	cp -a "$src/." "$ksrc/" &&
+	git -C "$ksrc" init -q &&
+	git -C "$ksrc" add -A &&
+	git -C "$ksrc" -c user.name=vmtest -c user.email=vmtest@localhost \
+		commit -qm "Debian linux-source-6.12"
+fi
+snapshot()
+{
+	git -C "$ksrc" rev-parse HEAD
+	git -C "$ksrc" status --porcelain
+	(cd "$ksrc" && find . -path ./.git -prune -o -type f \
+		-printf '%p %i %s %T@\n' | sort | sha256sum)
+}
+before=$(snapshot)
+expect_rc "--ksrc with a prepared git tree passes" 0 "$OUT/vm-ksrc.log" \
+	"$VMTEST" -t current --ksrc "$ksrc"
+check_ktap "ksrc" "$VMTEST_CACHE/jobs/current/console.log"
+after=$(snapshot)
+if [ "$before" = "$after" ]; then
+	ok "--ksrc leaves the tree unchanged ($(echo "$after" | head -n 1), clean)"
+else
+	not_ok "--ksrc leaves the tree unchanged" "$(diff <(echo "$before") <(echo "$after"))"
+fi
