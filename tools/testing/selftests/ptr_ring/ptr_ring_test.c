@@ -162,10 +162,14 @@ static inline unsigned long emit_seq(const struct run *run, unsigned long i)
 	return i;
 }
 
-static inline unsigned long long csum_add(unsigned long long csum, unsigned long seq)
+static inline unsigned long long csum_add(unsigned long long csum,
+					  unsigned long seq)
 {
-	/* FNV-1a style: depends on the order of the items, not only the set. */
-	return (csum ^ seq) * 0x100000001b3ULL;
+	/*
+	 * Order is checked item by item; the checksum catches anything lost,
+	 * repeated or corrupted.  The multiply is off the dependency chain.
+	 */
+	return csum + (seq + 1) * 0x9e3779b97f4a7c15ULL;
 }
 
 static inline void verify_item(struct verify *v, void *ptr)
@@ -208,18 +212,19 @@ static void *single_thread(void *arg)
 {
 	struct run *run = arg;
 	struct ptr_ring *r = &run->ring;
-	unsigned long i = 0;
+	unsigned long i = 0, n = run->n_emit;
+	struct verify v = { 0 };
 	void *ptr;
 
 	start_clock(run);
 	do {
-		while (i < run->n_emit &&
-		       !ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
+		while (i < n && !ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
 			i++;
 		while ((ptr = ptr_ring_consume(r)))
-			verify_item(&run->v, ptr);
-	} while (i < run->n_emit);
+			verify_item(&v, ptr);
+	} while (i < n);
 	stop_clock(run);
+	run->v = v;
 	return NULL;
 }
 
@@ -234,10 +239,10 @@ static void *producer_thread(void *arg)
 {
 	struct run *run = arg;
 	struct ptr_ring *r = &run->ring;
-	unsigned long i;
+	unsigned long i, n = run->n_emit;
 
 	producer_start(run);
-	for (i = 0; i < run->n_emit; i++)
+	for (i = 0; i < n; i++)
 		while (ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
 			cpu_relax();
 	smp_store_release(&run->producer_done, 1); /* after the last item */
@@ -249,11 +254,11 @@ static void *batch_producer_thread(void *arg)
 	struct run *run = arg;
 	struct ptr_ring *r = &run->ring;
 	unsigned long batch = run->cfg->batch;
-	unsigned long i = 0, end;
+	unsigned long i = 0, end, n = run->n_emit;
 
 	producer_start(run);
-	while (i < run->n_emit) {
-		end = i + batch < run->n_emit ? i + batch : run->n_emit;
+	while (i < n) {
+		end = i + batch < n ? i + batch : n;
 		spin_lock(&r->producer_lock);
 		while (i < end && !__ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
 			i++;
@@ -271,7 +276,7 @@ static void consumer_start(struct run *run)
 }
 
 /* Called when the ring looked empty: true once everything was consumed. */
-static bool consumer_done(struct run *run)
+static inline bool consumer_done(struct run *run, struct verify *v)
 {
 	void *ptr;
 
@@ -280,24 +285,26 @@ static bool consumer_done(struct run *run)
 		return false;
 	}
 	while ((ptr = ptr_ring_consume(&run->ring)))
-		verify_item(&run->v, ptr);
+		verify_item(v, ptr);
 	return true;
 }
 
 static void *consumer_thread(void *arg)
 {
 	struct run *run = arg;
+	struct verify v = { 0 };
 	void *ptr;
 
 	consumer_start(run);
 	for (;;) {
 		ptr = ptr_ring_consume(&run->ring);
 		if (ptr)
-			verify_item(&run->v, ptr);
-		else if (consumer_done(run))
+			verify_item(&v, ptr);
+		else if (consumer_done(run, &v))
 			break;
 	}
 	stop_clock(run);
+	run->v = v;
 	return NULL;
 }
 
@@ -305,17 +312,19 @@ static void *batch_consumer_thread(void *arg)
 {
 	struct run *run = arg;
 	int batch = run->cfg->batch;
+	struct verify v = { 0 };
 	int i, n;
 
 	consumer_start(run);
 	for (;;) {
 		n = ptr_ring_consume_batched(&run->ring, run->array, batch);
 		for (i = 0; i < n; i++)
-			verify_item(&run->v, run->array[i]);
-		if (!n && consumer_done(run))
+			verify_item(&v, run->array[i]);
+		if (!n && consumer_done(run, &v))
 			break;
 	}
 	stop_clock(run);
+	run->v = v;
 	return NULL;
 }
 
@@ -339,6 +348,7 @@ static void *resize_consumer_thread(void *arg)
 	unsigned long next_resize = interval;
 	unsigned long quota = 0, pos = 0;
 	unsigned long new_size;
+	struct verify v = { 0 };
 	void *ptr;
 
 	rescue.items = run->array;
@@ -350,18 +360,18 @@ static void *resize_consumer_thread(void *arg)
 		 * new_size older items: check those first, then the rescued.
 		 */
 		if (!quota && pos < rescue.n) {
-			verify_item(&run->v, rescue.items[pos++]);
+			verify_item(&v, rescue.items[pos++]);
 			continue;
 		}
 		ptr = ptr_ring_consume(&run->ring);
 		if (ptr) {
-			verify_item(&run->v, ptr);
+			verify_item(&v, ptr);
 			if (quota)
 				quota--;
-		} else if (consumer_done(run)) {
+		} else if (consumer_done(run, &v)) {
 			break;
 		}
-		if (run->v.seen < next_resize || pos < rescue.n)
+		if (v.seen < next_resize || pos < rescue.n)
 			continue;
 
 		next_resize += interval;
@@ -381,6 +391,7 @@ static void *resize_consumer_thread(void *arg)
 			quota = new_size;
 	}
 	stop_clock(run);
+	run->v = v;
 	return NULL;
 }
 
@@ -633,7 +644,7 @@ static const char usage_text[] =
 "Exit status: 0 pass, 1 failure or bad option, 4 everything skipped.\n";
 
 #define DEF_SIZE	1024UL
-#define DEF_COUNT	1000000UL
+#define DEF_COUNT	500000UL
 #define DEF_BATCH	32UL
 #define DEF_REPS	5UL
 
