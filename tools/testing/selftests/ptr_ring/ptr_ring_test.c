@@ -128,13 +128,13 @@ struct run {
 	enum mode_id mode;
 	unsigned long n_emit;
 
-	/* Written by the producer. */
+	/* Start/stop handshake and the producer's clock, once per run. */
 	int consumer_ready ____cacheline_aligned_in_smp;
 	int producer_done;
 	struct timespec t_start;
 	unsigned long long tsc_start;
 
-	/* Written by the consumer. */
+	/* Written by the consumer at the end of a run. */
 	struct verify v ____cacheline_aligned_in_smp;
 	struct timespec t_end;
 	unsigned long long tsc_end;
@@ -480,6 +480,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sorts @v. */
 static double median(double *v, unsigned long n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
@@ -526,7 +527,7 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 {
 	const char *name = mode_names[mode];
 	unsigned long reps = cfg->reps, rep;
-	double *ns, *ns_sorted, *cyc;
+	double *ns, *rate, *cyc, med;
 	unsigned long long csum = expected_csum(cfg->count);
 	struct run *run;
 	char label[32];
@@ -542,9 +543,9 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 			    (sizeof(*run) + SMP_CACHE_BYTES - 1) &
 			    ~(size_t)(SMP_CACHE_BYTES - 1));
 	ns = calloc(reps, sizeof(*ns));
-	ns_sorted = calloc(reps, sizeof(*ns));
+	rate = calloc(reps, sizeof(*rate));
 	cyc = calloc(reps, sizeof(*cyc));
-	if (!run || !ns || !ns_sorted || !cyc) {
+	if (!run || !ns || !rate || !cyc) {
 		ksft_test_result_fail("%s: out of memory\n", name);
 		goto out;
 	}
@@ -606,11 +607,11 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 		goto out;
 	}
 
-	memcpy(ns_sorted, ns, reps * sizeof(*ns));
-	qsort(ns_sorted, reps, sizeof(*ns), cmp_double);
+	for (rep = 0; rep < reps; rep++)
+		rate[rep] = 1e9 / ns[rep];
+	med = median(ns, reps);		/* sorts ns[] */
 	ksft_print_msg("%s: ns_per_item min %.3f median %.3f max %.3f items_per_sec %.0f reps %lu",
-		       name, ns_sorted[0], median(ns, reps),
-		       ns_sorted[reps - 1], 1e9 / median(ns, reps), reps);
+		       name, ns[0], med, ns[reps - 1], median(rate, reps), reps);
 	if (HAVE_TSC)
 		printf(" cycles_per_item median %.1f", median(cyc, reps));
 	printf("\n");
@@ -620,7 +621,7 @@ out:
 		free(run->array);
 	free(run);
 	free(ns);
-	free(ns_sorted);
+	free(rate);
 	free(cyc);
 }
 
