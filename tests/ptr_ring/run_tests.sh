@@ -13,7 +13,9 @@
 #     run clean (the old tree: ThreadSanitizer only, see below),
 #   - -DPTR_RING_TEST_INJECT=drop / dup builds fail every mode (exit 1),
 #   - every bad option gives exit 1 and its message before any work,
-#   - skips when only one CPU is usable.
+#   - skips when only one CPU is usable,
+#   - a clang build and, if the tools are installed, an arm64 cross build
+#     run under qemu-aarch64.
 #
 # Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed";
 # exits 1 if anything failed.
@@ -228,6 +230,64 @@ one_cpu_ok() {
 	[ "$(grep -c '^ok [2-5] # SKIP .*needs two CPUs' "$1")" -eq 4 ]
 }
 
+# Other compilers and architectures, when this machine has them.
+test_portability() {
+	local tree=$tmp/tree-new log
+
+	if command -v clang >/dev/null; then
+		if build_with "$tree" clang LLVM=1; then
+			run clang "$tmp/clang.log" --count 50000 --reps 1
+			check "clang (LLVM=1) build runs all modes" \
+				short_run_ok "$tmp/clang.log"
+		else
+			not_ok "clang (LLVM=1) build"
+			sed 's/^/# /' "$tmp/clang.build.log"
+		fi
+	else
+		echo "# clang not found, skipping the LLVM=1 build"
+	fi
+
+	if command -v aarch64-linux-gnu-gcc >/dev/null &&
+	   command -v qemu-aarch64 >/dev/null; then
+		# A weakly ordered target: the __atomic shims must build and
+		# run there too (under emulation, so this checks the build and
+		# the logic, not the hardware's reordering).
+		if build_with "$tree" arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+			      USERLDFLAGS=-static; then
+			log=$tmp/arm64.log
+			qemu-aarch64 "$tmp/arm64/ptr_ring_test" --count 50000 \
+				--reps 1 >"$log" 2>&1
+			rc=$?
+			check "arm64 cross build runs all modes under qemu-aarch64" \
+				short_run_ok "$log"
+		else
+			not_ok "arm64 cross build"
+			sed 's/^/# /' "$tmp/arm64.build.log"
+		fi
+	else
+		echo "# aarch64-linux-gnu-gcc or qemu-aarch64 not found, skipping arm64"
+	fi
+}
+
+# build_with TREE NAME MAKE-ARGS...: like build, with other make variables.
+build_with() {
+	local tree=$1 name=$2
+
+	shift 2
+	mkdir -p "$tmp/$name" &&
+	make -s -j1 -C "$tree/tools/testing/selftests/ptr_ring" \
+		KSRC="$tree" OUTPUT="$tmp/$name" "$@" \
+		>"$tmp/$name.build.log" 2>&1 &&
+	test -x "$tmp/$name/ptr_ring_test" &&
+	! grep -Eq 'warning:|error:' "$tmp/$name.build.log"
+}
+
+short_run_ok() {
+	[ "$rc" -eq 0 ] || { echo "# exit $rc"; return 1; }
+	[ "$(grep -c '^ok [1-5] [a-z_]*$' "$1")" -eq 5 ] ||
+		{ echo "# not all modes passed"; return 1; }
+}
+
 # bad_arg MESSAGE ARGS...: exit 1, MESSAGE on stderr, no test output.
 bad_arg() {
 	local msg=$1 out=$tmp/bad.out err=$tmp/bad.err
@@ -320,6 +380,7 @@ test_tree old "$KSRC_OLD"
 if [ -x "$tmp/new/ptr_ring_test" ]; then
 	test_cli
 	test_kselftest
+	test_portability
 else
 	echo "# no build against the new tree: command line and kselftest checks skipped"
 fi
