@@ -162,14 +162,15 @@ static inline unsigned long emit_seq(const struct run *run, unsigned long i)
 	return i;
 }
 
+/*
+ * Order is checked item by item; the checksum, a sum of (seq + 1) times the
+ * position it arrived at, also catches anything lost, repeated, reordered or
+ * corrupted.  The multiply is off the loop-carried dependency chain.
+ */
 static inline unsigned long long csum_add(unsigned long long csum,
-					  unsigned long seq)
+					  unsigned long seq, unsigned long pos)
 {
-	/*
-	 * Order is checked item by item; the checksum catches anything lost,
-	 * repeated or corrupted.  The multiply is off the dependency chain.
-	 */
-	return csum + (seq + 1) * 0x9e3779b97f4a7c15ULL;
+	return csum + (unsigned long long)(seq + 1) * (pos + 1);
 }
 
 static inline void verify_item(struct verify *v, void *ptr)
@@ -182,7 +183,7 @@ static inline void verify_item(struct verify *v, void *ptr)
 		v->bad_seen = seq;
 	}
 	v->next = seq + 1;
-	v->csum = csum_add(v->csum, seq);
+	v->csum = csum_add(v->csum, seq, v->seen);
 	v->seen++;
 }
 
@@ -493,7 +494,7 @@ static unsigned long long expected_csum(unsigned long count)
 	unsigned long seq;
 
 	for (seq = 0; seq < count; seq++)
-		csum = csum_add(csum, seq);
+		csum = csum_add(csum, seq, seq);
 	return csum;
 }
 
