@@ -24,10 +24,14 @@
  *                  to the destroy callback; the test keeps them and checks
  *                  them in order after the entries that stayed in the ring.
  *
- * Compared with tools/virtio/ringtest, which has ptr_ring shims too, this is
- * a kselftest: it needs no root, module or perf, builds against the header
- * of the tree it lives in, reports KTAP with one subtest per mode, and
- * verifies and times itself.  Each item is a sequence number; the consumer
+ * Why a kselftest next to tools/virtio/ringtest/ptr_ring.c: that program
+ * carries its own shims (which no longer link with the header: data_race(),
+ * alloc_hooks() and the *_noprof allocators are missing), prints nothing
+ * but its end and needs perf stat to say anything about speed.  This test
+ * needs no root, module or perf, builds against the header of the tree it
+ * lives in, reports KTAP with one subtest per mode, and verifies and times
+ * itself, so that a change to ptr_ring.h can be checked and measured by
+ * running the selftests.  Each item is a sequence number; the consumer
  * checks that every item arrives exactly once and in order and compares an
  * order-sensitive checksum, so loss, duplication or reordering fails the
  * subtest with what was expected and what was seen.  Each repetition is
