@@ -61,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -137,11 +138,13 @@ struct run {
 	int producer_done;
 	struct timespec t_start;
 	unsigned long long tsc_start;
+	long prod_preempted;
 
 	/* Written by the consumer at the end of a run. */
 	struct verify v ____cacheline_aligned_in_smp;
 	struct timespec t_end;
 	unsigned long long tsc_end;
+	long cons_preempted;
 	unsigned long resizes;
 	unsigned long rescued;
 	int err;
@@ -203,6 +206,16 @@ static void now(struct timespec *ts, unsigned long long *tsc)
 	clock_gettime(CLOCK_MONOTONIC, ts);
 }
 
+/* Involuntary context switches of the calling thread so far. */
+static long preemptions(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return ru.ru_nivcsw;
+}
+
 static void start_clock(struct run *run)
 {
 	now(&run->t_start, &run->tsc_start);
@@ -221,6 +234,7 @@ static void *single_thread(void *arg)
 	struct verify v = { 0 };
 	void *ptr;
 
+	run->prod_preempted = -preemptions();
 	start_clock(run);
 	do {
 		while (i < n && !ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
@@ -229,12 +243,14 @@ static void *single_thread(void *arg)
 			verify_item(&v, ptr);
 	} while (i < n);
 	stop_clock(run);
+	run->prod_preempted += preemptions();
 	run->v = v;
 	return NULL;
 }
 
 static void producer_start(struct run *run)
 {
+	run->prod_preempted = -preemptions();
 	while (!smp_load_acquire(&run->consumer_ready)) /* pairs with consumer_start() */
 		cpu_relax();
 	start_clock(run);
@@ -250,6 +266,7 @@ static void *producer_thread(void *arg)
 	for (i = 0; i < n; i++)
 		while (ptr_ring_produce(r, seq_to_ptr(emit_seq(run, i))))
 			cpu_relax();
+	run->prod_preempted += preemptions();
 	smp_store_release(&run->producer_done, 1); /* after the last item */
 	return NULL;
 }
@@ -271,12 +288,14 @@ static void *batch_producer_thread(void *arg)
 		if (i < end)
 			cpu_relax();
 	}
+	run->prod_preempted += preemptions();
 	smp_store_release(&run->producer_done, 1); /* after the last item */
 	return NULL;
 }
 
 static void consumer_start(struct run *run)
 {
+	run->cons_preempted = -preemptions();
 	smp_store_release(&run->consumer_ready, 1); /* pairs with producer_start() */
 }
 
@@ -309,6 +328,7 @@ static void *consumer_thread(void *arg)
 			break;
 	}
 	stop_clock(run);
+	run->cons_preempted += preemptions();
 	run->v = v;
 	return NULL;
 }
@@ -329,6 +349,7 @@ static void *batch_consumer_thread(void *arg)
 			break;
 	}
 	stop_clock(run);
+	run->cons_preempted += preemptions();
 	run->v = v;
 	return NULL;
 }
@@ -396,6 +417,7 @@ static void *resize_consumer_thread(void *arg)
 			quota = new_size;
 	}
 	stop_clock(run);
+	run->cons_preempted += preemptions();
 	run->v = v;
 	return NULL;
 }
@@ -445,6 +467,8 @@ static int run_once(struct run *run)
 	memset(&run->v, 0, sizeof(run->v));
 	run->resizes = 0;
 	run->rescued = 0;
+	run->prod_preempted = 0;
+	run->cons_preempted = 0;
 	run->err = 0;
 
 	if (run->mode == MODE_SINGLE) {
@@ -600,7 +624,8 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 		if (mode == MODE_RESIZE)
 			printf(" resizes %lu rescued %lu", run->resizes,
 			       run->rescued);
-		printf("\n");
+		printf(" preempted %ld\n",
+		       run->prod_preempted + run->cons_preempted);
 		if (rep) {
 			ns[rep - 1] = t;
 			cyc[rep - 1] = tsc;
