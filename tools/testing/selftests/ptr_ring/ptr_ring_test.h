@@ -2,10 +2,11 @@
 /*
  * Minimal userspace environment for include/linux/ptr_ring.h.
  *
- * ptr_ring.h only includes kernel headers under __KERNEL__, so nothing has
- * to be faked at the #include level: it is enough to provide the handful of
- * kernel primitives the header uses, then include the tree's own header,
- * unchanged.  This works with the v6.12 and later versions of the header.
+ * ptr_ring.h only includes kernel headers under __KERNEL__, so no include
+ * guard has to be pre-defined and no kernel header is pulled in: it is
+ * enough to provide the handful of kernel primitives the header uses, then
+ * include the tree's own header, unchanged.  This works with the v6.12 and
+ * later versions of the header.
  *
  * Memory ordering is expressed with the compiler's __atomic builtins, so
  * the shims are correct on weakly ordered architectures and visible to
@@ -16,8 +17,9 @@
  *    points to; C11 can only express that as memory_order_consume, which
  *    compilers implement as acquire (a plain load on x86).
  *  - WRITE_ONCE() is a relaxed atomic store.
- *  - smp_wmb() is a release fence, the C11 fence that orders earlier stores
- *    before later ones (a compiler barrier on x86).
+ *  - smp_wmb() is a release fence.  C11 has no store-store fence; a
+ *    release fence orders all earlier accesses before later stores, which
+ *    includes what smp_wmb() promises (a compiler barrier on x86).
  *  - data_race() marks accesses that are racy by design; under
  *    ThreadSanitizer they are excluded from race detection, as with KCSAN.
  *    Older versions of the header (v6.12, for one) do not annotate them,
@@ -33,7 +35,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Spelled indirectly so that the kernel's own attribute names stay free. */
+/* Userspace has no __aligned(); spell the attribute through a helper. */
 #define __ptr_ring_attr(a)		__attribute__((a))
 
 #define SMP_CACHE_BYTES			64
