@@ -571,6 +571,8 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 	run = aligned_alloc(SMP_CACHE_BYTES,
 			    (sizeof(*run) + SMP_CACHE_BYTES - 1) &
 			    ~(size_t)(SMP_CACHE_BYTES - 1));
+	if (run)
+		memset(run, 0, sizeof(*run));
 	ns = calloc(reps, sizeof(*ns));
 	rate = calloc(reps, sizeof(*rate));
 	cyc = calloc(reps, sizeof(*cyc));
@@ -578,7 +580,6 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 		ksft_test_result_fail("%s: out of memory\n", name);
 		goto out;
 	}
-	memset(run, 0, sizeof(*run));
 	run->cfg = cfg;
 	run->mode = mode;
 	/* Batch array, or room for what a shrinking resize gives back. */
@@ -672,6 +673,9 @@ static const char usage_text[] =
 "  -c, --consumer-cpu CPU   CPU of the consumer (default: second one)\n"
 "  -h, --help               show this help\n"
 "\n"
+"Each mode is a KTAP subtest, preceded by one line per repetition and\n"
+"  # <mode>: ns_per_item min X median X max X items_per_sec X reps N\n"
+"(plus ' cycles_per_item median X', in TSC cycles, on x86).\n"
 "Exit status: 0 pass, 1 failure or bad option, 4 everything skipped.\n";
 
 #define DEF_SIZE	1024UL
