@@ -291,23 +291,6 @@ kmsg_last_seq()
 		awk -F '[,;]' '/^[0-9]+,[0-9]+,/ { s = $2 } END { print s + 0 }'
 }
 
-# Copy /dev/kmsg to $1 until killed.  cat stops on EPIPE when records
-# were overwritten before it read them; restarting it on the same open
-# file continues after the gap.
-kmsg_reader()
-{
-	local cat_pid=
-
-	exec 3</dev/kmsg || exit 1
-	trap '[ -n "$cat_pid" ] && kill "$cat_pid" 2>/dev/null; exit 0' TERM
-	while :; do
-		cat <&3 >>"$1" &
-		cat_pid=$!
-		wait "$cat_pid"
-		sleep 0.01
-	done
-}
-
 # Records after $base_seq from the given kmsg dumps as "seq<TAB>text",
 # deduplicated and in sequence order
 kmsg_records()
@@ -329,7 +312,12 @@ run_module()
 	local start="run start tag:$TAG " end="run end tag:$TAG " i
 
 	base_seq=$(kmsg_last_seq)
-	kmsg_reader "$TMP/kmsg" &
+	# Copy the log while the module runs.  When records are overwritten
+	# before dd reads them, its read fails with EPIPE and the next read
+	# continues after the gap: conv=noerror keeps dd going.  High
+	# priority helps it keep up with other processes flooding the log.
+	nice -n -20 dd if=/dev/kmsg bs=16384 conv=noerror status=none \
+		>>"$TMP/kmsg" 2>/dev/null &
 	reader_pid=$!
 
 	insmod "$KO" "${params[@]}" 2>"$TMP/insmod.err" &
@@ -350,13 +338,14 @@ run_module()
 	stop_reader
 	dd if=/dev/kmsg iflag=nonblock bs=16384 of="$TMP/kmsg.sweep" 2>/dev/null
 
-	# This module's lines after base_seq, and those of this run's tag
+	# This module's lines after base_seq, for load errors, and the lines
+	# of this run from its start to its end line, for the results
 	kmsg_records "$TMP/kmsg" "$TMP/kmsg.sweep" | cut -f2- |
 		sed -n "s/^$MOD: //p" >"$TMP/mod"
 	awk -v start="$start" -v end="$end" '
 		index($0, start) == 1 { on = 1 }
 		on { print }
-		index($0, end) == 1 { on = 0 }' "$TMP/mod" >"$TMP/run"
+		index($0, end) == 1 { exit }' "$TMP/mod" >"$TMP/run"
 
 	if [ "$loaded_by_us" -eq 1 ]; then
 		rmmod "$MOD" 2>/dev/null && loaded_by_us=0
