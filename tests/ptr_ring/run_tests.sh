@@ -304,7 +304,7 @@ bad_arg() {
 }
 
 test_cli() {
-	local first_cpu
+	local first_cpu other_cpu
 
 	first_cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, "[-,]"); print a[1] }' \
 		/proc/self/status)
@@ -354,6 +354,15 @@ test_cli() {
 		rc=$?
 		check "one CPU, --mode spsc: exit 4 (skip)" \
 			exit_and_grep 4 "$tmp/one-skip.log" '^ok 1 # SKIP spsc'
+		other_cpu=$(awk '/^Cpus_allowed_list/ { n = split($2, a, "[-,]"); print a[n] }' \
+			/proc/self/status)
+		if [ "$other_cpu" != "$first_cpu" ]; then
+			taskset -c "$first_cpu" "$tmp/new/ptr_ring_test" \
+				-c "$other_cpu" >"$tmp/bad.out" 2>"$tmp/bad.err"
+			rc=$?
+			check "a CPU outside the affinity mask is refused" \
+				exit_and_grep 1 "$tmp/bad.err" "CPU $other_cpu is not online or not in this task's affinity mask"
+		fi
 	fi
 }
 
