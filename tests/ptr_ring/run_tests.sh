@@ -196,13 +196,19 @@ test_tree() {
 			sed 's/^/# /' "$tmp/$name.build.log"
 			continue
 		fi
+		# Default ring, then a tiny one: many full/empty transitions
+		# and resizes that leave items over.
 		log=$tmp/$name.log
-		TSAN_OPTIONS="halt_on_error=1 $opts" \
-		ASAN_OPTIONS="detect_leaks=1" \
-		UBSAN_OPTIONS="print_stacktrace=1" \
-			run "$name" "$log" --count 20000 --reps 2
+		export TSAN_OPTIONS="halt_on_error=1 $opts"
+		export ASAN_OPTIONS="detect_leaks=1"
+		export UBSAN_OPTIONS="print_stacktrace=1"
+		run "$name" "$log" --count 20000 --reps 2
 		check "$label: $san sanitizer run is clean${opts:+ (unannotated races suppressed)}" \
 			sanitizer_clean "$log" "$rc"
+		run "$name" "$log" --count 20000 --reps 1 --size 4 --batch 3
+		check "$label: $san sanitizer run with a 4-entry ring is clean${opts:+ (same)}" \
+			sanitizer_clean "$log" "$rc"
+		unset TSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS
 	done
 
 	[ "$label" = old ] && return
