@@ -327,6 +327,7 @@ test_cli() {
 	bad_arg "too small" --count 0
 	bad_arg "too large" --count 1000000001
 	bad_arg "trailing '.5'" --count 1.5
+	bad_arg "not a decimal number" --count autox
 	bad_arg "too small" --batch 0
 	bad_arg "larger than the ring size" --size 16 --batch 32
 	bad_arg "too small" --reps 0

@@ -85,6 +85,16 @@ static const int inject = INJECT(PTR_RING_TEST_INJECT);
 
 #define MAX_RING_SIZE	(KMALLOC_MAX_SIZE / sizeof(void *))
 #define MAX_COUNT	1000000000UL
+/*
+ * --count auto (the default): the warm-up runs AUTO_MIN items, then the
+ * timed repetitions get as many items as take about AUTO_TARGET_NS, within
+ * [AUTO_MIN, AUTO_MAX].  A fast, quiet machine gets long enough
+ * repetitions for stable figures; a slow, busy or emulated one is not kept
+ * longer than with AUTO_MIN.
+ */
+#define AUTO_MIN	500000UL
+#define AUTO_MAX	2000000UL
+#define AUTO_TARGET_NS	30000000.0
 #define MAX_REPS	1000UL
 #define RESIZES_PER_REP	64
 
@@ -110,6 +120,7 @@ struct config {
 	unsigned long count;
 	unsigned long batch;
 	unsigned long reps;
+	bool auto_count;
 	int prod_cpu;
 	int cons_cpu;
 	bool two_cpus;
@@ -131,6 +142,7 @@ struct run {
 	struct ptr_ring ring;
 	const struct config *cfg;
 	enum mode_id mode;
+	unsigned long count;
 	unsigned long n_emit;
 
 	/* Start/stop handshake and the producer's clock, once per run. */
@@ -160,7 +172,7 @@ static inline void *seq_to_ptr(unsigned long seq)
 /* The sequence number of the i-th item the producer sends. */
 static inline unsigned long emit_seq(const struct run *run, unsigned long i)
 {
-	unsigned long half = run->cfg->count / 2;
+	unsigned long half = run->count / 2;
 
 	if (inject == PTR_RING_INJECT_drop && i >= half)
 		return i + 1;
@@ -370,7 +382,7 @@ static void *resize_consumer_thread(void *arg)
 	struct run *run = arg;
 	unsigned long size = run->cfg->size;
 	unsigned long big = size * 2 > MAX_RING_SIZE ? size : size * 2;
-	unsigned long interval = run->cfg->count / RESIZES_PER_REP + 1;
+	unsigned long interval = run->count / RESIZES_PER_REP + 1;
 	unsigned long next_resize = interval;
 	unsigned long quota = 0, pos = 0;
 	unsigned long new_size;
@@ -516,6 +528,17 @@ static double median(double *v, unsigned long n)
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static unsigned long auto_count(double ns_per_item)
+{
+	double n = AUTO_TARGET_NS / ns_per_item;
+
+	if (n < AUTO_MIN)
+		return AUTO_MIN;
+	if (n > AUTO_MAX)
+		return AUTO_MAX;
+	return n;
+}
+
 static unsigned long long expected_csum(unsigned long count)
 {
 	unsigned long long csum = 0;
@@ -531,7 +554,7 @@ static bool check_run(const struct run *run, const char *rep, unsigned long long
 {
 	const struct verify *v = &run->v;
 	const char *name = mode_names[run->mode];
-	unsigned long count = run->cfg->count;
+	unsigned long count = run->count;
 
 	if (!v->errors && v->seen == count && v->csum == csum)
 		return true;
@@ -557,7 +580,7 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 	const char *name = mode_names[mode];
 	unsigned long reps = cfg->reps, rep;
 	double *ns, *rate, *cyc, med;
-	unsigned long long csum = expected_csum(cfg->count);
+	unsigned long long csum = 0;
 	struct run *run;
 	char label[32];
 	int ret = 0;
@@ -599,7 +622,11 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 		else
 			snprintf(label, sizeof(label), "warm-up");
 
-		run->n_emit = cfg->count;
+		if (rep == 0)
+			run->count = cfg->count;
+		if (rep <= 1)
+			csum = expected_csum(run->count);
+		run->n_emit = run->count;
 		if (inject == PTR_RING_INJECT_drop)
 			run->n_emit--;
 		else if (inject == PTR_RING_INJECT_dup)
@@ -616,8 +643,8 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 			break;
 		}
 
-		t = elapsed_ns(run) / cfg->count;
-		tsc = (double)(run->tsc_end - run->tsc_start) / cfg->count;
+		t = elapsed_ns(run) / run->count;
+		tsc = (double)(run->tsc_end - run->tsc_start) / run->count;
 		ksft_print_msg("%s: %s ns_per_item %.3f items_per_sec %.0f",
 			       name, label, t, 1e9 / t);
 		if (HAVE_TSC)
@@ -630,6 +657,10 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 		if (rep) {
 			ns[rep - 1] = t;
 			cyc[rep - 1] = tsc;
+		} else if (cfg->auto_count) {
+			run->count = auto_count(t);
+			ksft_print_msg("%s: --count auto: %lu items per repetition\n",
+				       name, run->count);
 		}
 	}
 
@@ -663,7 +694,9 @@ static const char usage_text[] =
 "  -m, --mode LIST          modes to run, comma separated, or 'all' (default)\n"
 "                           single, spsc, batch_consume, batch_produce, resize\n"
 "  -s, --size N             ring size in entries (default %lu, max %lu)\n"
-"  -n, --count N            items per repetition (default %lu, max %lu)\n"
+"  -n, --count N|auto       items per repetition, max %lu (default auto:\n"
+"                           %lu in the warm-up, then about %.0f ms worth,\n"
+"                           from %lu to %lu)\n"
 "  -b, --batch N            batch size for the batch modes (default %lu,\n"
 "                           at most the ring size)\n"
 "  -r, --reps N             timed repetitions after one warm-up\n"
@@ -679,14 +712,14 @@ static const char usage_text[] =
 "Exit status: 0 pass, 1 failure or bad option, 4 everything skipped.\n";
 
 #define DEF_SIZE	1024UL
-#define DEF_COUNT	500000UL
 #define DEF_BATCH	32UL
 #define DEF_REPS	5UL
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, usage_text, prog, DEF_SIZE, MAX_RING_SIZE, DEF_COUNT,
-		MAX_COUNT, DEF_BATCH, DEF_REPS, MAX_REPS);
+	fprintf(f, usage_text, prog, DEF_SIZE, MAX_RING_SIZE, MAX_COUNT,
+		AUTO_MIN, AUTO_TARGET_NS / 1e6, AUTO_MIN, AUTO_MAX,
+		DEF_BATCH, DEF_REPS, MAX_REPS);
 }
 
 static const char *prog_name = "ptr_ring_test";
@@ -793,7 +826,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	}
 
 	cfg->size = DEF_SIZE;
-	cfg->count = DEF_COUNT;
+	cfg->count = AUTO_MIN;
+	cfg->auto_count = true;
 	cfg->batch = DEF_BATCH;
 	cfg->reps = DEF_REPS;
 	cfg->modes = (1u << NR_MODES) - 1;
@@ -810,7 +844,12 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 					      MAX_RING_SIZE);
 			break;
 		case 'n':
-			cfg->count = parse_num("--count", optarg, 1, MAX_COUNT);
+			cfg->auto_count = !strcmp(optarg, "auto");
+			if (cfg->auto_count)
+				cfg->count = AUTO_MIN;
+			else
+				cfg->count = parse_num("--count", optarg, 1,
+						       MAX_COUNT);
 			break;
 		case 'b':
 			cfg->batch = parse_num("--batch", optarg, 1,
@@ -865,6 +904,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 int main(int argc, char **argv)
 {
 	struct config cfg = { 0 };
+	char count[24];
 	int mode;
 
 	if (argc > 0 && argv[0])
@@ -873,8 +913,12 @@ int main(int argc, char **argv)
 
 	ksft_print_header();
 	ksft_set_plan(__builtin_popcount(cfg.modes));
-	ksft_print_msg("size %lu count %lu batch %lu reps %lu producer_cpu %d consumer_cpu %d%s\n",
-		       cfg.size, cfg.count, cfg.batch, cfg.reps, cfg.prod_cpu,
+	if (cfg.auto_count)
+		snprintf(count, sizeof(count), "auto");
+	else
+		snprintf(count, sizeof(count), "%lu", cfg.count);
+	ksft_print_msg("size %lu count %s batch %lu reps %lu producer_cpu %d consumer_cpu %d%s\n",
+		       cfg.size, count, cfg.batch, cfg.reps, cfg.prod_cpu,
 		       cfg.two_cpus ? cfg.cons_cpu : -1,
 		       inject ? " (fault injection build)" : "");
 
