@@ -14,8 +14,8 @@
 #   - -DPTR_RING_TEST_INJECT=drop / dup builds fail every mode (exit 1),
 #   - every bad option gives exit 1 and its message before any work,
 #   - skips when only one CPU is usable,
-#   - a clang build and, if the tools are installed, an arm64 cross build
-#     run under qemu-aarch64.
+#   - a clang build and, if the tools are installed, a run on a baseline
+#     x86-64 CPU model and an arm64 cross build, both under qemu-user.
 #
 # Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed";
 # exits 1 if anything failed.
@@ -251,6 +251,18 @@ test_portability() {
 		fi
 	else
 		echo "# clang not found, skipping the LLVM=1 build"
+	fi
+
+	if command -v qemu-x86_64 >/dev/null && [ "$(uname -m)" = x86_64 ]; then
+		# QEMU's default CPU model: baseline x86-64, no RDTSCP.
+		log=$tmp/qemu64.log
+		qemu-x86_64 -cpu qemu64 "$tmp/new/ptr_ring_test" --count 50000 \
+			--reps 1 >"$log" 2>&1
+		rc=$?
+		check "runs on a baseline x86-64 CPU (qemu-x86_64 -cpu qemu64)" \
+			short_run_ok "$log"
+	else
+		echo "# qemu-x86_64 not found, skipping the baseline CPU run"
 	fi
 
 	if command -v aarch64-linux-gnu-gcc >/dev/null &&
