@@ -10,8 +10,9 @@
 # runs and deduplicated by sequence number, so other kernel messages,
 # earlier runs and a log flooded while the module runs do not matter.
 #
-# Also runs the userspace ptr_ring benchmark (../../ptr_ring/ptr_ring_test)
-# as a baseline for the page_pool ptr_ring path, when it is built.
+# Also runs the userspace ptr_ring benchmark (../../ptr_ring/ptr_ring_test,
+# options from PTR_RING_TEST_ARGS, default "-m spsc") as a baseline for the
+# page_pool ptr_ring path, when it is built.
 
 set -u
 
@@ -29,7 +30,7 @@ usage()
 	cat <<EOF
 usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
 
-  -l LOOPS           elements per test (module default 100000)
+  -l LOOPS           elements per test (module default 500000)
   -f RUN_FLAGS       bit mask of tests (default 0xff):
                      0x01 baselines, 0x02/0x04/0x08 page_pool fast path,
                      ptr_ring and slow path in process context,
@@ -42,6 +43,7 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
 
 Module parameters can also be given as BENCH_PAGE_POOL_PARAMS, e.g.
 BENCH_PAGE_POOL_PARAMS="loops=1000000 cpu=1"; options take precedence.
+PTR_RING_TEST_ARGS holds the options of ptr_ring_test (default "-m spsc").
 EOF
 }
 
@@ -419,27 +421,34 @@ report_module_test()
 
 report_ptr_ring()
 {
-	local t=ptr_ring_test_spsc out rc median
+	local t=ptr_ring_test_spsc out rc summ ns cycles
+	local args=${PTR_RING_TEST_ARGS:--m spsc}
 
 	if [ ! -x "$PTR_RING_TEST" ]; then
 		test_skip "$t" "ptr_ring_test not built (make -C tools/testing/selftests TARGETS=ptr_ring)"
 		return
 	fi
-	out=$("$PTR_RING_TEST" 2>&1)
+	# shellcheck disable=SC2086 # split the options on purpose
+	out=$("$PTR_RING_TEST" $args 2>&1)
 	rc=$?
+	summ=$(grep -E '^# [a-z_]+: ns_per_item min ' <<<"$out")
 	while read -r line; do
-		[ -n "$line" ] && msg "ptr_ring_test: ${line#\# }"
-	done <<<"$(grep -E '^# [a-z0-9_]+: ' <<<"$out")"
+		[ -n "$line" ] && msg "ptr_ring_test ${line#\# }"
+	done <<<"$summ"
 	case $rc in
 	0)
-		median=$(sed -n 's/^# spsc: .* median \([0-9.]*\) .*/\1/p' <<<"$out" | head -n1)
-		add_summary "ptr_ring_test spsc (userspace)" "-" "${median:--}"
+		ns=$(sed -n 's/^# spsc: ns_per_item min [0-9.]* median \([0-9.]*\) .*/\1/p' <<<"$summ")
+		cycles=$(sed -n 's/^# spsc: .* cycles_per_item median \([0-9.]*\).*/\1/p' <<<"$summ")
+		add_summary "ptr_ring_test spsc (userspace)" "${cycles:--}" "${ns:--}"
 		ktap_test_pass "$t"
 		;;
 	"$KSFT_SKIP")
-		test_skip "$t" "ptr_ring_test skipped itself"
+		test_skip "$t" "ptr_ring_test skipped: $(grep -m1 -o 'SKIP.*' <<<"$out")"
 		;;
 	*)
+		grep -E '^(# |not ok|Bail)' <<<"$out" | tail -n 5 | while read -r line; do
+			msg "ptr_ring_test: $line"
+		done
 		msg "ptr_ring_test exited with $rc"
 		ktap_test_fail "$t"
 		;;

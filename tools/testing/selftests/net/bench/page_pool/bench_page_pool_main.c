@@ -37,7 +37,7 @@
 #include "time_bench.h"
 
 #define BENCH_LOOPS_MIN		1000	/* time_bench needs this many */
-#define BENCH_LOOPS_DEFAULT	100000
+#define BENCH_LOOPS_DEFAULT	500000
 #define BENCH_CHUNK		8192	/* elements per timed chunk */
 #define BENCH_POOL_SIZE		1024
 #define BENCH_WARMUP_PAGES	64
@@ -66,7 +66,7 @@ enum bench_bit {
 static unsigned long loops = BENCH_LOOPS_DEFAULT;
 module_param(loops, ulong, 0444);
 MODULE_PARM_DESC(loops,
-		 "Elements per test, 1000..4294967295 (default 100000); for_loop and atomic_inc run 10x, cross_cpu_return returns this many pages per returning CPU");
+		 "Elements per test, 1000..4294967295 (default 500000); for_loop and atomic_inc run 10x, cross_cpu_return returns this many pages per returning CPU");
 
 static unsigned long run_flags = BENCH_FLAGS_ALL;
 module_param(run_flags, ulong, 0444);
