@@ -205,7 +205,7 @@ if [ $((run_flags & FLAG_CROSS_CPU)) -ne 0 ]; then
 		cross_skip="returning_cpus=$returning_cpus needs $((returning_cpus + 1)) online CPUs, $online online"
 	fi
 	if [ -n "$cross_skip" ]; then
-		run_flags=$((run_flags & ~FLAG_CROSS_CPU))
+		run_flags=$(printf '0x%x' $((run_flags & ~FLAG_CROSS_CPU)))
 		returning_cpus=
 	fi
 fi
@@ -421,7 +421,7 @@ report_module_test()
 
 report_ptr_ring()
 {
-	local t=ptr_ring_test_spsc out rc summ ns cycles
+	local t=ptr_ring_test_spsc out rc summ ns cycles reason
 	local args=${PTR_RING_TEST_ARGS:--m spsc}
 
 	if [ ! -x "$PTR_RING_TEST" ]; then
@@ -443,7 +443,9 @@ report_ptr_ring()
 		ktap_test_pass "$t"
 		;;
 	"$KSFT_SKIP")
-		test_skip "$t" "ptr_ring_test skipped: $(grep -m1 -o 'SKIP.*' <<<"$out")"
+		reason=$(grep -m1 -o 'SKIP.*' <<<"$out")
+		reason=${reason#SKIP}
+		test_skip "$t" "ptr_ring_test skipped:${reason:- no reason given}"
 		;;
 	*)
 		grep -E '^(# |not ok|Bail)' <<<"$out" | tail -n 5 | while read -r line; do
