@@ -88,7 +88,8 @@ else
 	}
 	ktap_print_totals()
 	{
-		echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:$KTAP_CNT_XFAIL xpass:0 skip:$KTAP_CNT_SKIP error:0"
+		echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL" \
+			"xfail:$KTAP_CNT_XFAIL xpass:0 skip:$KTAP_CNT_SKIP error:0"
 	}
 	ktap_exit_fail_msg()
 	{
@@ -99,7 +100,9 @@ else
 	ktap_finished()
 	{
 		ktap_print_totals
-		if [ $((KTAP_CNT_PASS + KTAP_CNT_SKIP + KTAP_CNT_XFAIL)) -eq "$KSFT_NUM_TESTS" ]; then
+		local finished=$((KTAP_CNT_PASS + KTAP_CNT_SKIP + KTAP_CNT_XFAIL))
+
+		if [ "$finished" -eq "$KSFT_NUM_TESTS" ]; then
 			exit "$KSFT_PASS"
 		fi
 		exit "$KSFT_FAIL"
@@ -115,12 +118,15 @@ msg()
 # "ok N name # SKIP reason", with the reason on the result line
 test_skip()
 {
+	local name=$1
+
+	shift
 	if declare -F __ktap_test >/dev/null; then
-		__ktap_test ok "$1" "SKIP $2"
+		__ktap_test ok "$name" "SKIP $*"
 		KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
 	else
-		msg "$1: $2"
-		ktap_test_skip "$1"
+		msg "$name: $*"
+		ktap_test_skip "$name"
 	fi
 }
 
@@ -202,7 +208,8 @@ if [ $((run_flags & FLAG_CROSS_CPU)) -ne 0 ]; then
 	if [ "$others" -lt 1 ]; then
 		cross_skip="needs at least 2 online CPUs, $online online"
 	elif [ $((returning_cpus)) -gt "$others" ]; then
-		cross_skip="returning_cpus=$returning_cpus needs $((returning_cpus + 1)) online CPUs, $online online"
+		cross_skip="returning_cpus=$returning_cpus needs"
+		cross_skip+=" $((returning_cpus + 1)) online CPUs, $online online"
 	fi
 	if [ -n "$cross_skip" ]; then
 		run_flags=$(printf '0x%x' $((run_flags & ~FLAG_CROSS_CPU)))
@@ -425,7 +432,8 @@ report_ptr_ring()
 	local args=${PTR_RING_TEST_ARGS:--m spsc}
 
 	if [ ! -x "$PTR_RING_TEST" ]; then
-		test_skip "$t" "ptr_ring_test not built (make -C tools/testing/selftests TARGETS=ptr_ring)"
+		test_skip "$t" "ptr_ring_test not built" \
+			"(make -C tools/testing/selftests TARGETS=ptr_ring)"
 		return
 	fi
 	# shellcheck disable=SC2086 # split the options on purpose
@@ -437,8 +445,10 @@ report_ptr_ring()
 	done <<<"$summ"
 	case $rc in
 	0)
-		ns=$(sed -n 's/^# spsc: ns_per_item min [0-9.]* median \([0-9.]*\) .*/\1/p' <<<"$summ")
-		cycles=$(sed -n 's/^# spsc: .* cycles_per_item median \([0-9.]*\).*/\1/p' <<<"$summ")
+		ns=$(sed -n 's/^# spsc: .* min [0-9.]* median \([0-9.]*\) .*/\1/p' \
+			<<<"$summ")
+		cycles=$(sed -n 's/^# spsc: .* cycles_per_item median \([0-9.]*\).*/\1/p' \
+			<<<"$summ")
 		add_summary "ptr_ring_test spsc (userspace)" "${cycles:--}" "${ns:--}"
 		ktap_test_pass "$t"
 		;;
