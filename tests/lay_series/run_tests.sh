@@ -5,7 +5,7 @@
 # MAINTAINERS entries, TARGETS and toctree entries are merged in order,
 # a second lay changes nothing, and the source tree is never written.
 
-# shellcheck source=../lib.sh
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
 work=$(mktemp -d)
