@@ -17,9 +17,19 @@ shift 3
 selftests=$tree/tools/testing/selftests
 logs=$(mktemp -d)
 
-# Fold the top-level kselftest results of a log into an exit code.
+# Fold the top-level kselftest results of a log into an exit code. A
+# target with no result line at all (it failed to build: the selftests
+# Makefile carries on regardless) is a failure.
 status_of()
 {
+	local log=$1 t
+
+	for t in $targets; do
+		if ! grep -qE "^(not )?ok [0-9]+ selftests: $t: " "$log"; then
+			echo "vmtest-guest: no result from $t (did it build?)" >&2
+			return 1
+		fi
+	done
 	awk '
 		/^(not )?ok [0-9]+ selftests: / {
 			n++
@@ -29,7 +39,7 @@ status_of()
 		END {
 			if (n == 0 || fail) exit 1
 			exit (skip == n) ? 4 : 0
-		}' "$1"
+		}' "$log"
 }
 
 worst=''
