@@ -184,7 +184,7 @@ write_job()
 # Run one target; prints its summary row into RESULTS, returns its code.
 run_target()
 {
-	local target=$1 flavor=normal kernel initrd job kdir=
+	local target=$1 flavor=normal kernel initrd job kdir='' kdir_arg
 
 	job=$VMTEST_CACHE/jobs/$target
 	rm -rf "$job"
@@ -215,6 +215,14 @@ run_target()
 		make_initramfs "$initrd" "$DISTRO_RELEASE"
 		;;
 	esac
+
+	# Build the selftests natively first: the guest's 'make run_tests'
+	# then finds them up to date instead of compiling under emulation.
+	kdir_arg=${kdir:+KDIR=$kdir}
+	[ "$target" = distro ] && kdir_arg=KDIR=/lib/modules/$DISTRO_RELEASE/build
+	step "building the selftests on the host" "$VMTEST_LOGS/selftests-$target.log" \
+		make -C "$KTREE/tools/testing/selftests" TARGETS="$SERIES_TARGETS" \
+		"$kdir_arg" all || die "the selftests do not build"
 
 	if [ "$PREPARE" -eq 1 ]; then
 		printf '%s tree=%s kdir=%s kernel=%s\n' "$target" "$KTREE" \

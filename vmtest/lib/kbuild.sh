@@ -53,16 +53,23 @@ build_kernel()
 	cfg=$out-config
 	mapfile -t frags < <(config_fragments "$flavor")
 	mkdir -p "$out" "$cfg"
-	step "configuring $KTREE_VERSION ($flavor)" "$VMTEST_LOGS/config-$flavor.log" \
-		make_config "$cfg" "${frags[@]}" || die "kernel configuration failed"
+	# The .config follows from the tree and the fragments alone.
+	key=$({ cat "$KTREE.id" "${frags[@]}"; } | hash_of)
+	if [ "$(cat "$cfg/.vmtest-key" 2>/dev/null)" != "$key" ]; then
+		step "configuring $KTREE_VERSION ($flavor)" \
+			"$VMTEST_LOGS/config-$flavor.log" \
+			make_config "$cfg" "${frags[@]}" ||
+			die "kernel configuration failed"
+		echo "$key" >"$cfg/.vmtest-key"
+	fi
 	missing=$(missing_options "$cfg/.config" "${frags[@]}")
 	# A kernel without an option a fragment asks for would fail or skip
 	# tests for a reason nobody sees: refuse it.
 	[ -z "$missing" ] ||
 		die "not in the final .config (missing dependencies?): $(echo "$missing" | tr '\n' ' ')"
 
-	key=$({ cat "$(dirname "$KTREE")/$(basename "$KTREE").id"
-		cat "$cfg/.config"; gcc --version | head -n 1; } | hash_of)
+	key=$({ cat "$KTREE.id" "$cfg/.config"; gcc --version | head -n 1; } |
+		hash_of)
 	KIMAGE=$out/arch/x86/boot/bzImage
 	KBUILD_OUT=$out
 	if [ -f "$KIMAGE" ] && [ "$(cat "$out/.vmtest-key" 2>/dev/null)" = "$key" ]; then
