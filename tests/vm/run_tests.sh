@@ -119,3 +119,20 @@ if [ "$before" = "$after" ]; then
 else
 	not_ok "--ksrc leaves the tree unchanged" "$(diff <(echo "$before") <(echo "$after"))"
 fi
+
+# 5. The benchmark's own promises, in the distro guest and, 100 loads and
+# unloads long, in the debug kernel (the runner fails on any report and
+# scans kmemleak after the job).
+# in_guest NAME LOG VMTEST-ARGS...: run bench_checks.sh, keep its lines.
+in_guest()
+{
+	local name=$1 log=$2
+
+	shift 2
+	expect_rc "$name" 0 "$log" "$VMTEST" "$@"
+	grep -E '^(not )?ok - ' "$log" | sed "s/^\(\(not \)\?ok - \)/\1$name: /"
+}
+in_guest "distro bench checks" "$OUT/vm-checks-distro.log" \
+	-t distro -- bash "$TESTS_DIR/vm/bench_checks.sh" 3
+in_guest "debug kernel" "$OUT/vm-checks-debug.log" \
+	-t current --debug -T 3000 -- bash "$TESTS_DIR/vm/bench_checks.sh" 100
