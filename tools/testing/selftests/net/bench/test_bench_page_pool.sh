@@ -316,6 +316,23 @@ kmsg_records()
 		}' "$@" | sort -n -k1,1
 }
 
+# Where the figures come from: under software emulation or in a VM they
+# show that the code runs, they are not hardware performance numbers.
+measured_on()
+{
+	local virt
+
+	if grep -qm1 '^model name.*QEMU TCG' /proc/cpuinfo 2>/dev/null; then
+		echo "software emulation (QEMU TCG): not hardware performance figures"
+	elif grep -qm1 '^flags.* hypervisor' /proc/cpuinfo 2>/dev/null; then
+		echo "a virtual machine: figures include virtualisation overhead"
+	elif virt=$(systemd-detect-virt 2>/dev/null) && [ "$virt" != none ]; then
+		echo "a virtual machine ($virt): figures include virtualisation overhead"
+	else
+		echo "hardware"
+	fi
+}
+
 run_module()
 {
 	local start="run start tag:$TAG " end="run end tag:$TAG " i
@@ -478,6 +495,7 @@ fi
 ktap_set_plan $((${#tests[@]} + run_ptr_ring))
 
 msg "$MOD: ${params[*]}"
+msg "measured on $(measured_on)"
 if [ "$insmod_rc" -ne 0 ]; then
 	msg "insmod failed with status $insmod_rc: $(tr '\n' ' ' <"$TMP/insmod.err")"
 	# Parameter errors come before the start line: show all module lines
@@ -495,7 +513,8 @@ done
 [ "$run_ptr_ring" -eq 1 ] && report_ptr_ring
 
 if [ ${#summary[@]} -gt 0 ]; then
-	msg "Summary, per element ('cycles' are TSC cycles on x86):"
+	msg "Summary, per element ('cycles' are TSC cycles on x86)," \
+		"measured on $(measured_on):"
 	msg "$(printf '%-36s %12s %12s' test cycles ns)"
 	for line in "${summary[@]}"; do
 		msg "$line"
