@@ -5,7 +5,8 @@
 # series).  The selftest is laid over each kernel tree in a temporary
 # directory of symlinks (the trees stay read-only), then built and run:
 #
-#   - native build against KSRC_NEW and KSRC_OLD (a missing tree is skipped),
+#   - native build against KSRC_NEW and KSRC_OLD (default: the newest and
+#     the 6.12 Debian sources the QEMU runner unpacked; a missing tree fails),
 #   - the default run: exit 0, every mode "ok" with its ns_per_item line,
 #   - make -C tools/testing/selftests TARGETS=ptr_ring run_tests / install
 #     and run_kselftest.sh,
@@ -17,17 +18,30 @@
 #   - a clang build and, if the tools are installed, a run on a baseline
 #     x86-64 CPU model and an arm64 cross build, both under qemu-user.
 #
-# Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed";
+# Prints "ok - ..." / "not ok - ..." per check, then "# N passed, N failed";
 # exits 1 if anything failed.
 
 set -u
 
-KSRC_NEW=${KSRC_NEW:-/root/.cache/src/linux-source-7.2}
-KSRC_OLD=${KSRC_OLD:-/root/.cache/src/linux-source-6.12}
-CC=${CC:-gcc}
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+
+# The kernel sources the QEMU runner unpacks (vmtest.sh --prepare fetches
+# them on a cold machine).
+cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
+runner_source()
+{
+	find "$cache/src" -maxdepth 1 -type d -name "$1" 2>/dev/null |
+		sort -V | tail -n 1
+}
+if [ -z "${KSRC_NEW:-}${KSRC_OLD:-}" ] &&
+   { [ -z "$(runner_source 'linux-source-[0-9]*')" ] ||
+     [ -z "$(runner_source 'linux-source-6.12-*')" ]; }; then
+	"$repo/vmtest/vmtest.sh" --prepare >"${TMPDIR:-/tmp}/ptr_ring_prepare.log" 2>&1
+fi
+KSRC_NEW=${KSRC_NEW:-$(runner_source 'linux-source-[0-9]*')}
+KSRC_OLD=${KSRC_OLD:-$(runner_source 'linux-source-6.12-*')}
+CC=${CC:-gcc}
 src=$repo/tools/testing/selftests/ptr_ring
 modes=(single spsc batch_consume batch_produce resize)
 passed=0
@@ -141,7 +155,7 @@ test_tree() {
 
 	if [ ! -f "$ksrc/include/linux/ptr_ring.h" ] ||
 	   [ ! -f "$ksrc/tools/testing/selftests/lib.mk" ]; then
-		echo "# $label tree $ksrc not found, skipping it"
+		not_ok "$label: kernel tree '$ksrc' found"
 		return
 	fi
 	if ! overlay "$ksrc" "$tree"; then
@@ -413,5 +427,5 @@ else
 	echo "# no build against the new tree: command line and kselftest checks skipped"
 fi
 
-echo "$passed passed, $failed failed"
+echo "# ptr_ring: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
