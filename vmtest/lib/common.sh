@@ -20,12 +20,13 @@ die()
 	exit 1
 }
 
-# Run a long step: quiet unless verbose, its output kept in a log that is
-# shown (tail) when it fails, and its wall time reported.
+# Run a step: quiet unless verbose, its output kept in a log that is
+# shown (tail) when it fails, its wall time reported, and a progress line
+# printed every 30 s while it lasts (downloads, extraction, builds).
 step()
 {
 	local what=$1 log=$2
-	local start rc
+	local pid rc start
 
 	shift 2
 	start=$(date +%s)
@@ -34,38 +35,14 @@ step()
 		"$@" 2>&1 | tee "$log"
 		rc=${PIPESTATUS[0]}
 	else
-		"$@" >"$log" 2>&1
+		"$@" >"$log" 2>&1 &
+		pid=$!
+		while ! wait_timeout "$pid" 30; do
+			msg "  ... $what: $(($(date +%s) - start)) s, $(wc -l <"$log") log lines"
+		done
+		wait "$pid"
 		rc=$?
 	fi
-	if [ "$rc" -ne 0 ]; then
-		tail -n 40 "$log" >&2
-		msg "$what failed (exit $rc), full log: $log"
-		return "$rc"
-	fi
-	msg "$what done in $(($(date +%s) - start)) s"
-}
-
-# Like step, but prints a progress line every 30 s for steps that take
-# minutes (kernel builds).
-step_progress()
-{
-	local what=$1 log=$2
-	local pid rc start
-
-	shift 2
-	if [ "$VMTEST_VERBOSE" -gt 0 ]; then
-		step "$what" "$log" "$@"
-		return
-	fi
-	start=$(date +%s)
-	msg "$what ..."
-	"$@" >"$log" 2>&1 &
-	pid=$!
-	while ! wait_timeout "$pid" 30; do
-		msg "  ... $what: $(($(date +%s) - start)) s, $(wc -l <"$log") log lines"
-	done
-	wait "$pid"
-	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$log" >&2
 		msg "$what failed (exit $rc), full log: $log"

@@ -78,7 +78,7 @@ build_kernel()
 	fi
 	cmp -s "$cfg/.config" "$out/.config" || cp "$cfg/.config" "$out/.config"
 	rm -f "$out/.vmtest-key"
-	step_progress "building kernel $KTREE_VERSION ($flavor)" \
+	step "building kernel $KTREE_VERSION ($flavor)" \
 		"$VMTEST_LOGS/build-$flavor.log" \
 		make -C "$KTREE" O="$out" ARCH=x86_64 -j"$(nproc)" bzImage modules ||
 		die "kernel build failed"

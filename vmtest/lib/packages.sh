@@ -171,7 +171,7 @@ fetch_source_pkg()
 	dpkg-deb -x "$deb" "$dir.deb/x" || die "cannot unpack $deb"
 	tarball=$(echo "$dir".deb/x/usr/src/linux-source-*.tar.*)
 	[ -f "$tarball" ] || die "no source tarball in $deb"
-	step_progress "extracting $pkg" "$VMTEST_LOGS/extract.log" \
+	step "extracting $pkg" "$VMTEST_LOGS/extract.log" \
 		tar -xaf "$tarball" -C "$dir" --strip-components=1 ||
 		die "cannot extract $tarball"
 	rm -rf "$dir.deb"
