@@ -67,7 +67,8 @@ fi
 
 # 3. Kernel splats and hangs fail the run.
 read -r _ kdir < <(prepared distro)
-splat=$(mktemp -d)
+# Built where the guest sees it: its /tmp is a tmpfs of its own.
+splat=$(mktemp -d "$OUT/splat.XXXXXX")
 cp "$TESTS_DIR/vm/splat/splat.c" "$TESTS_DIR/vm/splat/Makefile" "$splat/"
 if make -C "$splat" KDIR="$kdir" >"$OUT/splat-build.log" 2>&1; then
 	for mode in warn oops; do
