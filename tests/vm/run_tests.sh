@@ -101,7 +101,8 @@ if [ ! -d "$ksrc/.git" ]; then
 		-name 'linux-source-6.12-*' | head -n 1)
 	cp -a "$src/." "$ksrc/" &&
 	git -C "$ksrc" init -q &&
-	git -C "$ksrc" add -A &&
+	# -f: Debian's source carries a .gitignore that ignores the top level.
+	git -C "$ksrc" add -A -f &&
 	git -C "$ksrc" -c user.name=vmtest -c user.email=vmtest@localhost \
 		commit -qm "Debian linux-source-6.12"
 fi
