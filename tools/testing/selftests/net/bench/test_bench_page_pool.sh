@@ -548,6 +548,13 @@ stats_of()
 
 summary=()
 
+# A summary row with repetitions: test, cycles and ns min median mean
+# stddev ci95
+stats_row()
+{
+	printf '%-36s %10s %10s %10s %10s %21s %10s %10s %10s %10s %21s' "$@"
+}
+
 # Summary row: $1 = name, then either "cycles ns" or the stats_of fields
 add_summary()
 {
@@ -557,11 +564,13 @@ add_summary()
 	if [ "$nreps" -eq 1 ]; then
 		summary+=("$(printf '%-36s %12s %12s' "$name" "$1" "$2")")
 	elif [ $# -eq 2 ]; then
-		summary+=("$(printf '%-36s %9s %9s %9s %9s %19s %9s %9s %9s %9s %19s' \
-			"$name" - "$1" - - - - "$2" - - -)")
+		summary+=("$(stats_row "$name" - "$1" - - - \
+			- "$2" - - -)")
 	else
-		summary+=("$(printf '%-36s %9.1f %9.1f %9.1f %9.1f %19s %9.3f %9.3f %9.3f %9.3f %19s' \
-			"$name" "$2" "$3" "$4" "$5" "$6..$7" \
+		summary+=("$(stats_row "$name" \
+			"$(printf '%.1f' "$2")" "$(printf '%.1f' "$3")" \
+			"$(printf '%.1f' "$4")" "$(printf '%.1f' "$5")" \
+			"$(printf '%.1f..%.1f' "$6" "$7")" \
 			"$8" "$9" "${10}" "${11}" "${12}..${13}")")
 	fi
 }
@@ -705,9 +714,9 @@ welch()
 			df = na + nb - 2
 		}
 		pct = mb > 0 ? 100 * (ma - mb) / mb : 0
-		sig = t > tq(df)
+		verdict = (t > tq(df) && pct > thr + 0) ? "regress" : "ok"
 		printf "%s %.3f %.3f %+.1f %.2f %.1f\n",
-		       sig && pct > thr ? "regress" : "ok", mb, ma, pct, t, df
+		       verdict, mb, ma, pct, t, df
 	}'
 }
 
@@ -1098,7 +1107,7 @@ if [ ${#summary[@]} -gt 0 ]; then
 	else
 		c=${cyc_name:0:3}
 		msg "$nreps repetitions, ci95: 95 % confidence interval of the mean"
-		msg "$(printf '%-36s %9s %9s %9s %9s %19s %9s %9s %9s %9s %19s' test \
+		msg "$(stats_row test \
 			"$c.min" "$c.median" "$c.mean" "$c.stddev" "$c.ci95" \
 			ns.min ns.median ns.mean ns.stddev ns.ci95)"
 	fi
