@@ -740,6 +740,10 @@ gate()
 			"(at least 2 on each side, $bm here and $m there), not judged"
 		return 0
 	fi
+	if [ "$verdict" != ok ] && [ "$verdict" != regress ]; then
+		msg "$t: comparison with the baseline failed, not judged"
+		return 0
+	fi
 	gate_msg="$bm ns -> $m ns ($pct %), Welch t=$tt, df=$df"
 	if [ "$verdict" = regress ]; then
 		gate_msg="regression: $gate_msg"
