@@ -313,6 +313,25 @@ test_compare()
 	"$CMP" "$tmp/a1.json" "$tmp/emu.json" >"$log" 2>&1
 	expect_grep "emulated run: header note" "$log" \
 		'emu\.json: figures are from emulation, not hardware'
+	expect_grep "different run modes: header note" "$log" \
+		'^note: measured differently \(hardware vs emulated\)'
+	mutate "$tmp/a1.json" "$tmp/dbg.json" \
+		"d['run']['config']['debug'] = ['CONFIG_KASAN']"
+	"$CMP" "$tmp/a1.json" "$tmp/dbg.json" >"$log" 2>&1
+	expect_grep "debug options: header note" "$log" \
+		'dbg\.json: debug options CONFIG_KASAN: figures are not those'
+	mutate "$tmp/a2.json" "$tmp/a2r.json" "del d['tests'][4]"
+	"$CMP" "$tmp/a1.json" "$tmp/a2r.json" >"$log" 2>&1
+	if [ "$(grep -cE '  (noise|significant)$' "$log")" -eq 4 ] &&
+	   ! grep -q '^resize ' "$log"; then
+		ok "a test missing from one file is left out"
+	else
+		not_ok "a test missing from one file is left out" "$(cat "$log")"
+	fi
+	mutate "$tmp/a2.json" "$tmp/a2x.json" \
+		"[t.update(name='x' + t['name']) for t in d['tests']]"
+	expect_rc "no test in common: exit 2" 2 "$log" \
+		"$CMP" "$tmp/a1.json" "$tmp/a2x.json"
 	mutate "$tmp/a1.json" "$tmp/a1p.json" "d['run']['parameters']['count'] = 5"
 	"$CMP" "$tmp/a1.json" "$tmp/a1p.json" >"$log" 2>&1
 	expect_grep "header lists the parameters that differ" "$log" \

@@ -494,10 +494,17 @@ def compare(before, after, names, args):
                    'ns per element of each rep; figures are means of the '
                    'reps, cycles are '
                    f'{b_unit.get("cycles") or "not measured"}')
+    if before['run']['mode'] != after['run']['mode']:
+        hdr.append(f'note: measured differently ({before["run"]["mode"]} '
+                   f'vs {after["run"]["mode"]}): the change includes that')
     for doc, name in ((before, names[0]), (after, names[1])):
         if doc['run']['mode'] == 'emulated':
             hdr.append(f'note: {name}: figures are from emulation, not '
                        'hardware')
+        if doc['run']['config']['debug']:
+            hdr.append(f'note: {name}: debug options '
+                       f'{", ".join(doc["run"]["config"]["debug"])}: '
+                       'figures are not those of a production kernel')
     if md:
         # Two trailing spaces: a line break in Markdown, harmless in mail.
         print('\n'.join(line + '  ' for line in hdr))
