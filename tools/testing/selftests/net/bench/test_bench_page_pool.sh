@@ -617,8 +617,6 @@ path_report()
 		msg "$t: path not checked:${line#* not checked:}"
 		return 0
 	fi
-	# The refill and slow counters count allocations that refilled the
-	# alloc cache in bulk: those pages are counted as fast when used.
 	line=$(awk '
 		function pct(a, b) { return b ? sprintf("%.1f%%", 100 * a / b) : "-" }
 		{
@@ -626,13 +624,13 @@ path_report()
 				split($i, kv, ":")
 				v[kv[1]] = kv[2]
 			}
-			a = v["fast"] + v["refill"] + v["slow"]
+			a = v["from_cache"] + v["from_ring"] + v["from_page_allocator"]
 			r = v["cached"] + v["ring"] + v["released"]
 			ok = v[v["expect"]] > 0
-			printf "%s alloc fast %s ring-refill %s page-allocator %s of %d; recycle cached %s ring %s released %s of %d, ring_full %d; expected %s\n",
+			printf "%s pages from cache %s ring %s page allocator %s of %d; returned to cache %s ring %s released %s of %d, ring_full %d; expected %s\n",
 				ok ? "ok" : "failed",
-				pct(v["fast"], a), pct(v["refill"], a),
-				pct(v["slow"], a), a, pct(v["cached"], r),
+				pct(v["from_cache"], a), pct(v["from_ring"], a),
+				pct(v["from_page_allocator"], a), a, pct(v["cached"], r),
 				pct(v["ring"], r), pct(v["released"], r), r,
 				v["ring_full"], v["expect"]
 		}' <<<"$line")

@@ -329,23 +329,42 @@ static int pp_chunk(void *arg, u32 n, struct time_bench_record *rec)
 	return -EINVAL;
 }
 
-/* page_pool statistics, when the kernel keeps them */
+/*
+ * page_pool statistics, when the kernel keeps them, and the pool's own
+ * count of pages taken from the page allocator and of cached pages
+ */
 struct pp_recycle_cnt {
 	bool valid;
 	u64 path[ARRAY_SIZE(pp_path_name)];	/* recycled or released */
 	u64 ring_full;
-	u64 alloc_fast;		/* allocations served by the alloc cache */
-	u64 alloc_refill;	/* allocations refilling it from the ring */
-	u64 alloc_slow;		/* allocations refilling it from the page allocator */
+	u32 hold_cnt;		/* pages_state_hold_cnt */
+	u32 cached;		/* pages in the alloc cache */
+};
+
+/*
+ * Where the pages handed out came from, summed over the repetitions.
+ * Every page is handed out from the alloc cache, which direct recycling,
+ * refills from the ptr_ring and bulk allocations from the page allocator
+ * fill: the pages from the ring are those not explained by the other
+ * two, corrected for what the cache held before and after.
+ */
+struct pp_origin {
+	u64 cache;
+	u64 ring;
+	u64 page_allocator;
 };
 
 /* Counters of the test being run, summed over its repetitions */
 static struct pp_recycle_cnt pp_path_sum;
+static struct pp_origin pp_origin_sum;
 
+/* Add the counters of a run that handed out @allocated pages */
 static void pp_path_sum_add(const struct pp_recycle_cnt *before,
-			    const struct pp_recycle_cnt *after)
+			    const struct pp_recycle_cnt *after, u64 allocated)
 {
 	struct pp_recycle_cnt *s = &pp_path_sum;
+	struct pp_origin *o = &pp_origin_sum;
+	s64 ring, cached, fresh;
 	unsigned int i;
 
 	if (!before->valid || !after->valid)
@@ -354,35 +373,41 @@ static void pp_path_sum_add(const struct pp_recycle_cnt *before,
 	for (i = 0; i < ARRAY_SIZE(s->path); i++)
 		s->path[i] += after->path[i] - before->path[i];
 	s->ring_full += after->ring_full - before->ring_full;
-	s->alloc_fast += after->alloc_fast - before->alloc_fast;
-	s->alloc_refill += after->alloc_refill - before->alloc_refill;
-	s->alloc_slow += after->alloc_slow - before->alloc_slow;
+
+	fresh = (u32)(after->hold_cnt - before->hold_cnt);
+	cached = after->path[PP_FAST] - before->path[PP_FAST];
+	ring = (s64)allocated + after->cached - before->cached - fresh - cached;
+	o->cache += cached;
+	o->ring += max_t(s64, ring, 0);
+	o->page_allocator += fresh;
 }
 
 /*
- * One line per page_pool test: where the allocations came from and where
- * the pages went back to.  The refill and slow counters count allocations
- * that refilled the alloc cache in bulk, the pages of such a bulk refill
- * are counted as fast when handed out later.
+ * One line per page_pool test: where the pages handed out came from and
+ * where they went back to.
  */
 static void pp_path_print(const char *type, enum pp_path path)
 {
 	const struct pp_recycle_cnt *s = &pp_path_sum;
+	const struct pp_origin *o = &pp_origin_sum;
 
 	if (!s->valid) {
 		pr_info("Path:%s expect:%s not checked: CONFIG_PAGE_POOL_STATS off\n",
 			type, pp_path_key[path]);
 		return;
 	}
-	pr_info("Path:%s expect:%s alloc fast:%llu refill:%llu slow:%llu recycle cached:%llu ring:%llu released:%llu ring_full:%llu\n",
-		type, pp_path_key[path], s->alloc_fast, s->alloc_refill,
-		s->alloc_slow, s->path[PP_FAST], s->path[PP_RING],
-		s->path[PP_SLOW], s->ring_full);
+	pr_info("Path:%s expect:%s alloc from_cache:%llu from_ring:%llu from_page_allocator:%llu recycle cached:%llu ring:%llu released:%llu ring_full:%llu\n",
+		type, pp_path_key[path], o->cache, o->ring, o->page_allocator,
+		s->path[PP_FAST], s->path[PP_RING], s->path[PP_SLOW],
+		s->ring_full);
 }
 
 static void pp_recycle_cnt_read(struct page_pool *pp, struct pp_recycle_cnt *c)
 {
 	memset(c, 0, sizeof(*c));
+	/* Only the allocating context changes these, and it is idle here */
+	c->hold_cnt = READ_ONCE(pp->pages_state_hold_cnt);
+	c->cached = READ_ONCE(pp->alloc.count);
 #ifdef CONFIG_PAGE_POOL_STATS
 	{
 		struct page_pool_stats stats = {};
@@ -393,10 +418,6 @@ static void pp_recycle_cnt_read(struct page_pool *pp, struct pp_recycle_cnt *c)
 		c->path[PP_RING] = stats.recycle_stats.ring;
 		c->path[PP_SLOW] = stats.recycle_stats.released_refcnt;
 		c->ring_full = stats.recycle_stats.ring_full;
-		c->alloc_fast = stats.alloc_stats.fast;
-		c->alloc_refill = stats.alloc_stats.refill;
-		c->alloc_slow = stats.alloc_stats.slow +
-				stats.alloc_stats.slow_high_order;
 	}
 #endif
 }
@@ -498,7 +519,7 @@ static int bench_pp_run(const struct bench_test *t, const char *label)
 		else
 			err = bench_run_chunks(pp_chunk, &b, loops, &rec);
 		pp_recycle_cnt_read(b.pp, &after);
-		pp_path_sum_add(&before, &after);
+		pp_path_sum_add(&before, &after, rec.invoked_cnt);
 		if (!err)
 			err = pp_check_path(t->name, t->path, rec.invoked_cnt,
 					    &before, &after);
@@ -746,7 +767,7 @@ static int bench_xcpu_run(const struct bench_test *t, const char *label)
 	pp_recycle_cnt_read(x->pp, &before);
 	err = xcpu_rounds(x, batch);
 	pp_recycle_cnt_read(x->pp, &after);
-	pp_path_sum_add(&before, &after);
+	pp_path_sum_add(&before, &after, (u64)nr * loops);
 	if (!err && after.valid && after.ring_full != before.ring_full)
 		pr_warn("Type:%s %llu pages found the ptr_ring full\n",
 			t->name, after.ring_full - before.ring_full);
@@ -811,6 +832,7 @@ static int bench_test_run(const struct bench_test *t)
 	int err = 0;
 
 	memset(&pp_path_sum, 0, sizeof(pp_path_sum));
+	memset(&pp_origin_sum, 0, sizeof(pp_origin_sum));
 	for (rep = 1; rep <= repeat; rep++) {
 		if (bench_aborted())
 			return -EINTR;
