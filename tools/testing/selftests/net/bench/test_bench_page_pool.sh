@@ -19,11 +19,19 @@
 # confidence interval of the mean (Student t, n - 1 degrees of freedom)
 # of the per element cycles and ns.
 #
-# Calibration (-t SECONDS): a measurement period of a few 10 ms is within
-# reach of a single timer tick, interrupt or preemption, so its figure is
-# noisy.  A short run with loops=10000 measures each selected test and the
-# loops of the real run are chosen so that every measurement period lasts
-# at least SECONDS (the longest needed by any test, at most 4294967295).
+# Calibration (-t SECONDS): with the default loops the fast tests measure
+# for ~0.05 s on current hardware, a dozen timer ticks at HZ=250: one
+# interrupt, preemption or frequency change then moves the figure by
+# percents and repetitions scatter accordingly.  A short run with
+# loops=10000 measures each selected test and the loops of the real run
+# are chosen so that every measurement period lasts at least SECONDS
+# (one value for the run, the longest needed, at most 4294967295).
+#
+# Path check: with CONFIG_PAGE_POOL_STATS the module checks that every
+# page took the path a test names and prints where the pages came from
+# (alloc cache, ptr_ring, page allocator) and went back to; the driver
+# reports the shares per subtest and fails it when the named path was not
+# taken.  Without the statistics it says the path was not checked.
 #
 # BENCH_DETERMINISTIC=1 (set by runners booting QEMU with -icount
 # shift=0, where the TSC advances once per executed instruction) labels
@@ -32,8 +40,9 @@
 # Regression gate (-b BASELINE.json, -T PCT): each subtest's repetitions
 # are compared with the baseline's ones of the same test name by Welch's
 # t-test; a subtest regressed when its mean ns is significantly (95 %)
-# higher and by more than PCT percent (default 5).  With KSFT_MACHINE_SLOW=yes
-# a regression is reported but not judged.  Both sides need at least 2
+# higher and by more than PCT percent (default 5).  With
+# KSFT_MACHINE_SLOW=yes a regression is reported as XFAIL (SKIP without
+# kselftest/ktap_helpers.sh) instead.  Both sides need at least 2
 # repetitions, otherwise nothing is gated.
 #
 # JSON (-j FILE): one document, schema "kselftest-bench" version 1, shared
@@ -57,7 +66,9 @@
 #                                         "stddev", "ci95": [lo, hi] },
 #                             "ns": { same } } } ] }
 # Numbers are per element; "stats" is null without repetitions, "config"
-# values are null when the kernel configuration cannot be read.
+# values are null when the kernel configuration cannot be read.  "tests"
+# holds the module's subtests (cross_cpu_return: its average over the
+# returning CPUs); ptr_ring_test writes its own document.
 
 set -u
 
