@@ -424,6 +424,55 @@ test_real()
 		>"$OUT/compare-real.md" 2>&1
 }
 
+# fake_env CPUINFO CONFIG OUT: ptr_ring_test --json OUT in a mount namespace
+# where /proc/cpuinfo is CPUINFO and /boot holds only CONFIG (if not empty)
+# as the running kernel's configuration.
+fake_env()
+{
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c '
+		mount --bind "$1" /proc/cpuinfo &&
+		mount -t tmpfs none /boot &&
+		{ [ ! -s "$2" ] || cp "$2" "/boot/config-$(uname -r)"; } &&
+		"$4" -m single -n 10000 -r 2 -j "$3" >/dev/null 2>&1' \
+		sh "$1" "$2" "$3" "$tmp/bin/ptr_ring_test"
+}
+
+# Where the figures were measured: run mode, CPU model and configuration.
+test_run_info()
+{
+	local cpu=$tmp/cpuinfo cfg=$tmp/kconfig
+
+	if [ ! -x "$tmp/bin/ptr_ring_test" ]; then
+		return
+	elif [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+		echo "# no mount namespace (not root?): run mode detection not checked"
+		return
+	fi
+	printf 'processor\t: 0\nmodel name\t: QEMU TCG CPU version 2.5+ "a\\b"\nflags\t\t: fpu tsc hypervisor\n\n' >"$cpu"
+	printf '%s\n' CONFIG_PREEMPT_VOLUNTARY=y CONFIG_KASAN=y \
+		'# CONFIG_DEBUG_VM is not set' CONFIG_LOCKDEP=m \
+		CONFIG_PAGE_POOL_STATS=y >"$cfg"
+	fake_env "$cpu" "$cfg" "$tmp/emu.json"
+	py "QEMU TCG model name: run.mode emulated, cpu_model escaped" \
+		"(lambda r: r['mode'] == 'emulated' and r['cpu_model'] == 'QEMU TCG CPU version 2.5+ \"a\\\\b\"')(b.load('$tmp/emu.json')['run'])"
+	py "/boot/config-RELEASE: preempt, debug options, page_pool_stats" \
+		"b.load('$tmp/emu.json')['run']['config'] == {'preempt': 'VOLUNTARY', 'debug': ['KASAN'], 'page_pool_stats': True}"
+	sed -i 's/QEMU TCG/Other/' "$cpu"
+	: >"$cfg"
+	fake_env "$cpu" "$cfg" "$tmp/vm.json"
+	py "hypervisor flag: run.mode virtual-machine" \
+		"b.load('$tmp/vm.json')['run']['mode'] == 'virtual-machine'"
+	py "no /boot/config-RELEASE: debug [], page_pool_stats null" \
+		"(lambda c: c['debug'] == [] and c['page_pool_stats'] is None and isinstance(c['preempt'], str))(b.load('$tmp/vm.json')['run']['config'])"
+	sed -i 's/ hypervisor//' "$cpu"
+	fake_env "$cpu" "$cfg" "$tmp/hw.json"
+	py "no hypervisor flag: run.mode hardware" \
+		"b.load('$tmp/hw.json')['run']['mode'] == 'hardware'"
+	expect_rc "the three files validate" 0 "$tmp/v.log" \
+		"$CMP" --validate "$tmp/emu.json" "$tmp/vm.json" "$tmp/hw.json"
+}
+
 main()
 {
 	test_stats
@@ -431,6 +480,7 @@ main()
 	test_errors
 	test_compare
 	test_real
+	test_run_info
 }
 
 main 2>&1 | tee "$tmp/results"

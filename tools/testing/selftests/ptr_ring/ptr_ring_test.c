@@ -844,58 +844,128 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
-/* Debug options that make figures unrepresentative of a production kernel. */
+/*
+ * Debug options that make figures unrepresentative of a production kernel,
+ * named as test_bench_page_pool.sh names them.
+ */
 static const char * const debug_options[] = {
-	"CONFIG_KASAN", "CONFIG_KCSAN", "CONFIG_KMSAN", "CONFIG_UBSAN",
-	"CONFIG_PROVE_LOCKING", "CONFIG_DEBUG_SPINLOCK",
-	"CONFIG_DEBUG_ATOMIC_SLEEP", "CONFIG_DEBUG_VM",
-	"CONFIG_DEBUG_PAGEALLOC", "CONFIG_DEBUG_OBJECTS",
-	"CONFIG_SLUB_DEBUG_ON", "CONFIG_DEBUG_KMEMLEAK", "CONFIG_LOCK_STAT",
+	"KASAN", "KMSAN", "KCSAN", "PROVE_LOCKING", "DEBUG_ATOMIC_SLEEP",
+	"DEBUG_OBJECTS", "DEBUG_VM", "DEBUG_KMEMLEAK", "LOCKDEP",
+	"DEBUG_PAGEALLOC", "SLUB_DEBUG_ON",
 };
 
-/* "config": from /boot/config-<release> when it can be read. */
-static void json_kconfig(FILE *f, const char *release)
+enum kopt {
+	K_RT,
+	K_DYNAMIC,
+	K_FULL,
+	K_LAZY,
+	K_VOLUNTARY,
+	K_NONE,
+	K_STATS,
+	NR_KOPTS
+};
+
+static const char * const kopts[NR_KOPTS] = {
+	[K_RT]		= "PREEMPT_RT",
+	[K_DYNAMIC]	= "PREEMPT_DYNAMIC",
+	[K_FULL]	= "PREEMPT",
+	[K_LAZY]	= "PREEMPT_LAZY",
+	[K_VOLUNTARY]	= "PREEMPT_VOLUNTARY",
+	[K_NONE]	= "PREEMPT_NONE",
+	[K_STATS]	= "PAGE_POOL_STATS",
+};
+
+/* True if @line is "CONFIG_<opt>=y". */
+static bool config_set(const char *line, const char *opt)
 {
-	const char *preempt = "unknown";
+	size_t len = strlen(opt);
+
+	return !strncmp(line, "CONFIG_", 7) && !strncmp(line + 7, opt, len) &&
+	       !strcmp(line + 7 + len, "=y\n");
+}
+
+/* The current preemption model of a PREEMPT_DYNAMIC kernel, or NULL. */
+static const char *dynamic_model(const bool *set, char *buf, size_t len)
+{
+	char line[256], *p;
+	FILE *f;
+
+	f = fopen("/sys/kernel/debug/sched/preempt", "r");
+	if (f) {
+		p = fgets(line, sizeof(line), f) ? strchr(line, '(') : NULL;
+		fclose(f);
+		if (p && sscanf(p, "(%31[a-z])", buf) == 1)
+			return buf;
+	}
+	f = fopen("/proc/cmdline", "r");
+	if (f) {
+		p = fgets(line, sizeof(line), f) ? strstr(line, "preempt=") : NULL;
+		fclose(f);
+		if (p && (p == line || p[-1] == ' ') &&
+		    sscanf(p, "preempt=%31[a-z]", buf) == 1)
+			return buf;
+	}
+	snprintf(buf, len, "%s", set[K_FULL] ? "full" : set[K_LAZY] ? "lazy" :
+		 set[K_VOLUNTARY] ? "voluntary" : "none");
+	return buf;
+}
+
+/*
+ * The preemption model as test_bench_page_pool.sh reports it: PREEMPT_RT,
+ * PREEMPT_DYNAMIC <model>, PREEMPT, PREEMPT_LAZY, VOLUNTARY, NONE or
+ * unknown; from uname -v when the configuration cannot be read.
+ */
+static void preempt_model(const bool *set, const char *version, char *buf,
+			  size_t len)
+{
+	char model[32];
+
+	if (!set) {
+		snprintf(buf, len, "%s",
+			 strstr(version, "PREEMPT_RT") ? "PREEMPT_RT" :
+			 strstr(version, "PREEMPT_DYNAMIC") ? "PREEMPT_DYNAMIC" :
+			 strstr(version, "PREEMPT") ? "PREEMPT" : "unknown");
+	} else if (set[K_RT]) {
+		snprintf(buf, len, "PREEMPT_RT");
+	} else if (set[K_DYNAMIC]) {
+		snprintf(buf, len, "PREEMPT_DYNAMIC %s",
+			 dynamic_model(set, model, sizeof(model)));
+	} else {
+		snprintf(buf, len, "%s", set[K_FULL] ? "PREEMPT" :
+			 set[K_LAZY] ? "PREEMPT_LAZY" :
+			 set[K_VOLUNTARY] ? "VOLUNTARY" :
+			 set[K_NONE] ? "NONE" : "unknown");
+	}
+}
+
+/* "config": from /boot/config-<release> when it can be read. */
+static void json_kconfig(FILE *f, const struct utsname *uts)
+{
 	bool debug[ARRAY_SIZE(debug_options)] = { 0 };
-	bool stats = false, dynamic = false, first = true;
+	bool set[NR_KOPTS] = { 0 }, first = true;
 	char path[512], line[256];
 	FILE *cfg;
 	size_t i;
 
-	snprintf(path, sizeof(path), "/boot/config-%s", release);
+	snprintf(path, sizeof(path), "/boot/config-%s", uts->release);
 	cfg = fopen(path, "r");
 	if (!cfg) {
-		fputs("\"config\": {\"preempt\": \"unknown\", \"debug\": [], ", f);
-		fputs("\"page_pool_stats\": null}", f);
+		preempt_model(NULL, uts->version, line, sizeof(line));
+		fputs("\"config\": {\"preempt\": ", f);
+		json_string(f, line);
+		fputs(", \"debug\": [], \"page_pool_stats\": null}", f);
 		return;
 	}
 	while (fgets(line, sizeof(line), cfg)) {
-		if (!strcmp(line, "CONFIG_PREEMPT_RT=y\n"))
-			preempt = "rt";
-		else if (!strcmp(line, "CONFIG_PREEMPT=y\n") && strcmp(preempt, "rt"))
-			preempt = "full";
-		else if (!strcmp(line, "CONFIG_PREEMPT_VOLUNTARY=y\n"))
-			preempt = "voluntary";
-		else if (!strcmp(line, "CONFIG_PREEMPT_NONE=y\n"))
-			preempt = "none";
-		else if (!strcmp(line, "CONFIG_PREEMPT_DYNAMIC=y\n"))
-			dynamic = true;
-		else if (!strcmp(line, "CONFIG_PAGE_POOL_STATS=y\n"))
-			stats = true;
-		for (i = 0; i < ARRAY_SIZE(debug_options); i++) {
-			size_t len = strlen(debug_options[i]);
-
-			if (!strncmp(line, debug_options[i], len) &&
-			    !strcmp(line + len, "=y\n"))
-				debug[i] = true;
-		}
+		for (i = 0; i < NR_KOPTS; i++)
+			set[i] |= config_set(line, kopts[i]);
+		for (i = 0; i < ARRAY_SIZE(debug_options); i++)
+			debug[i] |= config_set(line, debug_options[i]);
 	}
 	fclose(cfg);
 
+	preempt_model(set, uts->version, line, sizeof(line));
 	fputs("\"config\": {\"preempt\": ", f);
-	snprintf(line, sizeof(line), "%s%s", preempt,
-		 dynamic ? " (dynamic)" : "");
 	json_string(f, line);
 	fputs(", \"debug\": [", f);
 	for (i = 0; i < ARRAY_SIZE(debug_options); i++) {
@@ -905,7 +975,8 @@ static void json_kconfig(FILE *f, const char *release)
 		json_string(f, debug_options[i]);
 		first = false;
 	}
-	fprintf(f, "], \"page_pool_stats\": %s}", stats ? "true" : "false");
+	fprintf(f, "], \"page_pool_stats\": %s}",
+		set[K_STATS] ? "true" : "false");
 }
 
 static bool deterministic(void)
@@ -939,8 +1010,10 @@ static void json_run(FILE *f, const struct config *cfg)
 	time_t t = time(NULL);
 	struct tm tm;
 
-	if (uname(&uts))
+	if (uname(&uts)) {
 		snprintf(uts.release, sizeof(uts.release), "unknown");
+		uts.version[0] = '\0';
+	}
 	model = cpuinfo_field("model name", buf, sizeof(buf));
 
 	fputs("  \"run\": {\n    \"mode\": ", f);
@@ -960,7 +1033,7 @@ static void json_run(FILE *f, const struct config *cfg)
 		cfg->batch, cfg->reps, cfg->prod_cpu,
 		cfg->two_cpus ? cfg->cons_cpu : -1);
 	fputs("    ", f);
-	json_kconfig(f, uts.release);
+	json_kconfig(f, &uts);
 	fputs("\n  },\n", f);
 }
 
