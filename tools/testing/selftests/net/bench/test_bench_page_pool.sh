@@ -690,7 +690,7 @@ load_baseline()
 }
 
 # Welch's t-test of our ns ($1) against the baseline's ($2): prints
-# "few NA NB" or "regress|ok BASE_MEAN MEAN PCT T DF"
+# "few NA NB" or "regress|ok BASE_MEAN MEAN PCT T DF SIGNIFICANT"
 welch()
 {
 	awk -v a="$1" -v b="$2" -v thr="$threshold" "$AWK_TQ"'
@@ -723,9 +723,10 @@ welch()
 			df = na + nb - 2
 		}
 		pct = mb > 0 ? 100 * (ma - mb) / mb : 0
-		verdict = (t > tq(df) && pct > thr + 0) ? "regress" : "ok"
-		printf "%s %.3f %.3f %+.1f %.2f %.1f\n",
-		       verdict, mb, ma, pct, t, df
+		sig = t > tq(df)
+		verdict = (sig && pct > thr + 0) ? "regress" : "ok"
+		printf "%s %.3f %.3f %+.1f %.2f %.1f %d\n",
+		       verdict, mb, ma, pct, t, df, sig
 	}'
 }
 
@@ -733,7 +734,7 @@ welch()
 # significant regression
 gate()
 {
-	local t=$1 ours base verdict bm m pct tt df
+	local t=$1 ours base verdict bm m pct tt df sig
 
 	gate_msg=
 	[ -n "$baseline" ] || return 0
@@ -743,7 +744,7 @@ gate()
 		return 0
 	fi
 	ours=$(awk '{ printf " %s", $2 }' <<<"${test_reps[$t]}")
-	read -r verdict bm m pct tt df <<<"$(welch "$ours" "$base")"
+	read -r verdict bm m pct tt df sig <<<"$(welch "$ours" "$base")"
 	if [ "$verdict" = few ]; then
 		msg "$t: comparison with the baseline needs repetitions" \
 			"(at least 2 on each side, $bm here and $m there), not judged"
@@ -758,7 +759,11 @@ gate()
 		gate_msg="regression: $gate_msg"
 		return 1
 	fi
-	msg "$t: baseline $gate_msg: no significant regression above $threshold %"
+	if [ "$sig" = 1 ]; then
+		msg "$t: baseline $gate_msg: significantly slower, but not by more than $threshold %"
+	else
+		msg "$t: baseline $gate_msg: not significantly slower (95 %)"
+	fi
 	return 0
 }
 
