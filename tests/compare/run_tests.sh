@@ -473,8 +473,43 @@ test_run_info()
 		"$CMP" --validate "$tmp/emu.json" "$tmp/vm.json" "$tmp/hw.json"
 }
 
+# bench_compare.py reads as a kernel tools/ script: SPDX line, executable,
+# stdlib only, PEP 8 line lengths (pycodestyle when installed), checkpatch.
+test_style()
+{
+	local ckp=$KSRC/scripts/checkpatch.pl
+
+	if [ -x "$CMP" ] && sed -n 2p "$CMP" |
+	   grep -qx '# SPDX-License-Identifier: GPL-2.0'; then
+		ok "bench_compare.py: executable, SPDX line"
+	else
+		not_ok "bench_compare.py: executable, SPDX line"
+	fi
+	py "bench_compare.py imports the standard library only" \
+		"all(m in sys.stdlib_module_names for m in (n.split('.')[0] for n in __import__('re').findall(r'(?m)^(?:import|from) (\\S+)', open(b.__file__).read())))"
+	if awk 'length > 79 { print FILENAME ":" FNR; bad = 1 } END { exit bad }' \
+	   "$CMP" >"$tmp/len.log"; then
+		ok "bench_compare.py: lines of at most 79 characters"
+	else
+		not_ok "bench_compare.py: lines of at most 79 characters" \
+			"$(cat "$tmp/len.log")"
+	fi
+	if python3 -m pycodestyle --version >/dev/null 2>&1; then
+		check "bench_compare.py: pycodestyle" python3 -m pycodestyle "$CMP"
+	else
+		echo "# pycodestyle not installed, PEP 8 not checked beyond line length"
+	fi
+	if [ -x "$ckp" ]; then
+		check "checkpatch --strict bench_compare.py" \
+			"$ckp" --strict --quiet --no-tree -f "$CMP"
+		check "checkpatch --strict ptr_ring_test.c" \
+			"$ckp" --strict --quiet --no-tree -f "$PTR_RING/ptr_ring_test.c"
+	fi
+}
+
 main()
 {
+	test_style
 	test_stats
 	test_validate
 	test_errors
