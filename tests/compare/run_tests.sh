@@ -320,6 +320,10 @@ test_compare()
 	"$CMP" "$tmp/a1.json" "$tmp/dbg.json" >"$log" 2>&1
 	expect_grep "debug options: header note" "$log" \
 		'dbg\.json: debug options CONFIG_KASAN: figures are not those'
+	mutate "$tmp/a2.json" "$tmp/pc.json" "d['tests'][2]['path_check'] = 'failed'"
+	"$CMP" "$tmp/a1.json" "$tmp/pc.json" >"$log" 2>&1
+	expect_grep "failed path check: header note" "$log" \
+		'^note: .*pc\.json: path check failed for batch_consume'
 	mutate "$tmp/a2.json" "$tmp/a2r.json" "del d['tests'][4]"
 	"$CMP" "$tmp/a1.json" "$tmp/a2r.json" >"$log" 2>&1
 	if [ "$(grep -cE '  (noise|significant)$' "$log")" -eq 4 ] &&

@@ -501,6 +501,13 @@ def compare(before, after, names, args):
         if doc['run']['mode'] == 'emulated':
             hdr.append(f'note: {name}: figures are from emulation, not '
                        'hardware')
+        failed = [t['name'] for t in doc['tests']
+                  if t['path_check'] == 'failed' and
+                  t['name'] in {r['test'] for r in rows}]
+        if failed:
+            hdr.append(f'note: {name}: path check failed for '
+                       f'{", ".join(failed)}: those figures may not be of '
+                       'the path the test names')
         if doc['run']['config']['debug']:
             hdr.append(f'note: {name}: debug options '
                        f'{", ".join(doc["run"]["config"]["debug"])}: '
