@@ -397,6 +397,10 @@ test_real()
 		"$bin" --count 20000 --reps 5 --json "$tmp/real1.json"
 	expect_grep "ptr_ring_test --json: KTAP output unchanged" "$log" \
 		'^# resize: ns_per_item min [0-9.]+ median [0-9.]+ max'
+	expect_rc "ptr_ring_test --json /dev/full: exit 1" 1 "$log" \
+		"$bin" -m single -n 1000 -r 1 --json /dev/full &&
+		expect_grep "ptr_ring_test --json /dev/full: says so" "$log" \
+			'^# --json: writing /dev/full failed: '
 	"$bin" -n 20000 -r 5 -j "$tmp/real2.json" >/dev/null 2>&1
 	BENCH_DETERMINISTIC=1 "$bin" -n 20000 -r 3 -m single,spsc \
 		-j "$tmp/real-det.json" >/dev/null 2>&1

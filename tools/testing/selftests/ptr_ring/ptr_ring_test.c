@@ -1094,8 +1094,10 @@ static int write_json(const struct config *cfg)
 		first = false;
 	}
 	fputs("\n  ]\n}\n", f);
+	errno = 0;
 	if (ferror(f) | fclose(f)) {
-		ksft_print_msg("--json: writing %s failed\n", cfg->json_path);
+		ksft_print_msg("--json: writing %s failed: %s\n", cfg->json_path,
+			       errno ? strerror(errno) : "I/O error");
 		return -1;
 	}
 	return 0;
