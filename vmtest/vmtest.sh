@@ -45,6 +45,11 @@ RCU stall, panic) or a timeout.
                       modified, the runner works on a hard-link copy
   -c, --cpus N        vCPUs (default: $VM_CPUS)
   -m, --mem SIZE      guest memory, QEMU syntax (default: $VM_MEM)
+  -D, --deterministic QEMU -icount shift=0: the guest's TSC advances one
+                      tick per executed instruction, so the benchmarks'
+                      cycles become instruction counts that repeat from
+                      boot to boot (single-threaded, slower; the tests
+                      see BENCH_DETERMINISTIC=1)
   -d, --debug         'current' as a debug kernel (KASAN, KMEMLEAK,
                       PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
                       kmemleak is scanned after the tests
@@ -74,6 +79,7 @@ VM_TIMEOUT=1200
 TARGETS=both
 KSRC=
 DEBUG=0
+DETERMINISTIC=0
 HOW=both
 SHELL_MODE=0
 KEEP_GOING=0
@@ -98,6 +104,7 @@ parse_args()
 		-c | --cpus) VM_CPUS=${2:-}; shift ;;
 		-m | --mem) VM_MEM=${2:-}; shift ;;
 		-d | --debug) DEBUG=1 ;;
+		-D | --deterministic) DETERMINISTIC=1 ;;
 		-p | --param) PARAMS+=("${2:-}"); shift ;;
 		-e | --env) ENVS+=("${2:-}"); shift ;;
 		--how) HOW=${2:-}; shift ;;
@@ -151,6 +158,7 @@ write_job()
 	{
 		echo "# Written by vmtest.sh; run by vmtest/guest/init."
 		echo "cd $(printf '%q' "$KTREE") || exit 1"
+		[ "$DETERMINISTIC" -eq 1 ] && echo "export BENCH_DETERMINISTIC=1"
 		if [ "${#PARAMS[@]}" -gt 0 ]; then
 			printf 'export BENCH_PAGE_POOL_PARAMS=%q\n' "${PARAMS[*]}"
 		fi

@@ -371,6 +371,9 @@ test_cli() {
 	bad_arg "unknown option '-x'" -x
 	bad_arg "needs a value" --size
 	bad_arg "unexpected argument 'extra'" extra
+	bad_arg "--json: cannot write '$tmp/no/such/dir/r.json'" \
+		--json "$tmp/no/such/dir/r.json"
+	bad_arg "needs a value" --json
 
 	run new "$tmp/help.log" --help
 	check "--help prints usage and exits 0" \

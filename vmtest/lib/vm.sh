@@ -18,7 +18,12 @@ rc_word()
 
 accel_opts()
 {
-	if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
+	if [ "$DETERMINISTIC" -eq 1 ]; then
+		# One instruction, one tick of the virtual clock and TSC;
+		# icount needs single-threaded TCG, and sleep=off keeps idle
+		# time from depending on the host.
+		echo "-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"
+	elif [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
 		echo "-accel kvm -cpu host"
 	else
 		echo "-accel tcg,thread=multi -cpu max"

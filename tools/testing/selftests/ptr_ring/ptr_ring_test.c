@@ -43,6 +43,13 @@
  * followed on x86 by " cycles_per_item median <x>" (TSC cycles).  The run
  * can still be wrapped in perf stat.
  *
+ * --json FILE also writes every timed repetition, its statistics (with a
+ * 95 % confidence interval of the mean) and where it was measured to FILE,
+ * in the "kselftest-bench" format that
+ * tools/testing/selftests/net/bench/bench_compare.py reads and compares.
+ * BENCH_DETERMINISTIC=1 in the environment marks a run whose cycle counter
+ * counts instructions (e.g. QEMU with -icount).
+ *
  * Fault injection, for testing this test: build with
  * -DPTR_RING_TEST_INJECT=drop or -DPTR_RING_TEST_INJECT=dup and the producer
  * skips, or sends twice, the item in the middle of every repetition.  Every
@@ -52,8 +59,10 @@
 #define _GNU_SOURCE
 #endif
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -62,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <time.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -125,7 +135,20 @@ struct config {
 	int cons_cpu;
 	bool two_cpus;
 	unsigned int modes;
+	const char *json_path;
+	FILE *json;
 };
+
+/* What --json reports of a mode: its timed repetitions. */
+struct mode_result {
+	const char *status;		/* NULL: not run */
+	unsigned long reps;		/* repetitions completed */
+	unsigned long *items;
+	double *ns;
+	double *cycles;
+};
+
+static struct mode_result results[NR_MODES];
 
 /* Consumer-side bookkeeping, also used to report the first error. */
 struct verify {
@@ -578,13 +601,16 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 {
 	const char *name = mode_names[mode];
 	unsigned long reps = cfg->reps, rep;
+	struct mode_result *res = &results[mode];
 	double *ns, *rate, *cyc, med;
 	unsigned long long csum = 0;
 	struct run *run;
 	char label[32];
 	int ret = 0;
 
+	res->status = "fail";
 	if (mode != MODE_SINGLE && !cfg->two_cpus) {
+		res->status = "skip";
 		ksft_test_result_skip("%s: needs two CPUs, only one is usable\n",
 				      name);
 		return;
@@ -598,7 +624,11 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 	ns = calloc(reps, sizeof(*ns));
 	rate = calloc(reps, sizeof(*rate));
 	cyc = calloc(reps, sizeof(*cyc));
-	if (!run || !ns || !rate || !cyc) {
+	res->items = calloc(reps, sizeof(*res->items));
+	res->ns = calloc(reps, sizeof(*res->ns));
+	res->cycles = calloc(reps, sizeof(*res->cycles));
+	if (!run || !ns || !rate || !cyc || !res->items || !res->ns ||
+	    !res->cycles) {
 		ksft_test_result_fail("%s: out of memory\n", name);
 		goto out;
 	}
@@ -656,6 +686,10 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 		if (rep) {
 			ns[rep - 1] = t;
 			cyc[rep - 1] = tsc;
+			res->items[res->reps] = run->count;
+			res->ns[res->reps] = t;
+			res->cycles[res->reps] = tsc;
+			res->reps++;
 		} else if (cfg->auto_count) {
 			run->count = auto_count(t);
 			ksft_print_msg("%s: --count auto: %lu items per repetition\n",
@@ -676,6 +710,7 @@ static void run_mode(const struct config *cfg, enum mode_id mode)
 	if (HAVE_TSC)
 		printf(" cycles_per_item median %.1f", median(cyc, reps));
 	printf("\n");
+	res->status = "pass";
 	ksft_test_result_pass("%s\n", name);
 out:
 	if (run)
@@ -684,6 +719,388 @@ out:
 	free(ns);
 	free(rate);
 	free(cyc);
+}
+
+/*
+ * --json: the "kselftest-bench" result format, version 1, shared with the
+ * page_pool benchmark (tools/testing/selftests/net/bench) and read by
+ * bench_compare.py.
+ */
+
+/* Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom. */
+static const double t975[] = {
+	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+};
+
+static double t_quantile(unsigned long df)
+{
+	return df <= ARRAY_SIZE(t975) ? t975[df - 1] : 1.96;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	unsigned char c;
+
+	fputc('"', f);
+	for (; (c = *s); s++) {
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_number(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.6f", x);
+	else
+		fputs("null", f);
+}
+
+/* "key": {"min": .., "median": .., "mean": .., "stddev": .., "ci95": [..]} */
+static void json_stats(FILE *f, const char *key, const double *val,
+		       unsigned long n)
+{
+	double *v, sum = 0, sq = 0, mean, sd = NAN, half = NAN, med;
+	unsigned long i;
+
+	v = malloc(n * sizeof(*v));
+	if (!v) {
+		fprintf(f, "\"%s\": null", key);
+		return;
+	}
+	memcpy(v, val, n * sizeof(*v));
+	med = median(v, n);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	mean = sum / n;
+	if (n > 1) {
+		for (i = 0; i < n; i++)
+			sq += (v[i] - mean) * (v[i] - mean);
+		sd = sqrt(sq / (n - 1));
+		half = t_quantile(n - 1) * sd / sqrt(n);
+	}
+	fprintf(f, "\"%s\": {\"min\": ", key);
+	json_number(f, v[0]);
+	fputs(", \"median\": ", f);
+	json_number(f, med);
+	fputs(", \"mean\": ", f);
+	json_number(f, mean);
+	fputs(", \"stddev\": ", f);
+	json_number(f, sd);
+	if (n > 1) {
+		fputs(", \"ci95\": [", f);
+		json_number(f, mean - half);
+		fputs(", ", f);
+		json_number(f, mean + half);
+		fputs("]}", f);
+	} else {
+		fputs(", \"ci95\": null}", f);
+	}
+	free(v);
+}
+
+/* The first "KEY : value" line of /proc/cpuinfo, or NULL. */
+static char *cpuinfo_field(const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+	char *val = NULL, *end;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return NULL;
+	while (fgets(buf, len, f)) {
+		if (strncmp(buf, key, klen) || !strchr(" \t:", buf[klen]))
+			continue;
+		val = strchr(buf, ':');
+		if (!val)
+			continue;
+		val += strspn(val + 1, " \t") + 1;
+		end = val + strcspn(val, "\n");
+		*end = '\0';
+		break;
+	}
+	fclose(f);
+	return val;
+}
+
+static bool has_word(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word))) {
+		if ((p == list || p[-1] == ' ') && (!p[len] || p[len] == ' '))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+/*
+ * Debug options that make figures unrepresentative of a production kernel,
+ * named as test_bench_page_pool.sh names them.
+ */
+static const char * const debug_options[] = {
+	"KASAN", "KMSAN", "KCSAN", "PROVE_LOCKING", "DEBUG_ATOMIC_SLEEP",
+	"DEBUG_OBJECTS", "DEBUG_VM", "DEBUG_KMEMLEAK", "LOCKDEP",
+	"DEBUG_PAGEALLOC", "SLUB_DEBUG_ON",
+};
+
+enum kopt {
+	K_RT,
+	K_DYNAMIC,
+	K_FULL,
+	K_LAZY,
+	K_VOLUNTARY,
+	K_NONE,
+	K_STATS,
+	NR_KOPTS
+};
+
+static const char * const kopts[NR_KOPTS] = {
+	[K_RT]		= "PREEMPT_RT",
+	[K_DYNAMIC]	= "PREEMPT_DYNAMIC",
+	[K_FULL]	= "PREEMPT",
+	[K_LAZY]	= "PREEMPT_LAZY",
+	[K_VOLUNTARY]	= "PREEMPT_VOLUNTARY",
+	[K_NONE]	= "PREEMPT_NONE",
+	[K_STATS]	= "PAGE_POOL_STATS",
+};
+
+/* True if @line is "CONFIG_<opt>=y". */
+static bool config_set(const char *line, const char *opt)
+{
+	size_t len = strlen(opt);
+
+	return !strncmp(line, "CONFIG_", 7) && !strncmp(line + 7, opt, len) &&
+	       !strcmp(line + 7 + len, "=y\n");
+}
+
+/* The current preemption model of a PREEMPT_DYNAMIC kernel, or NULL. */
+static const char *dynamic_model(const bool *set, char *buf, size_t len)
+{
+	char line[256], *p;
+	FILE *f;
+
+	f = fopen("/sys/kernel/debug/sched/preempt", "r");
+	if (f) {
+		p = fgets(line, sizeof(line), f) ? strchr(line, '(') : NULL;
+		fclose(f);
+		if (p && sscanf(p, "(%31[a-z])", buf) == 1)
+			return buf;
+	}
+	f = fopen("/proc/cmdline", "r");
+	if (f) {
+		p = fgets(line, sizeof(line), f) ? strstr(line, "preempt=") : NULL;
+		fclose(f);
+		if (p && (p == line || p[-1] == ' ') &&
+		    sscanf(p, "preempt=%31[a-z]", buf) == 1)
+			return buf;
+	}
+	snprintf(buf, len, "%s", set[K_FULL] ? "full" : set[K_LAZY] ? "lazy" :
+		 set[K_VOLUNTARY] ? "voluntary" : "none");
+	return buf;
+}
+
+/*
+ * The preemption model as test_bench_page_pool.sh reports it: PREEMPT_RT,
+ * PREEMPT_DYNAMIC <model>, PREEMPT, PREEMPT_LAZY, VOLUNTARY, NONE or
+ * unknown; from uname -v when the configuration cannot be read.
+ */
+static void preempt_model(const bool *set, const char *version, char *buf,
+			  size_t len)
+{
+	char model[32];
+
+	if (!set) {
+		snprintf(buf, len, "%s",
+			 strstr(version, "PREEMPT_RT") ? "PREEMPT_RT" :
+			 strstr(version, "PREEMPT_DYNAMIC") ? "PREEMPT_DYNAMIC" :
+			 strstr(version, "PREEMPT") ? "PREEMPT" : "unknown");
+	} else if (set[K_RT]) {
+		snprintf(buf, len, "PREEMPT_RT");
+	} else if (set[K_DYNAMIC]) {
+		snprintf(buf, len, "PREEMPT_DYNAMIC %s",
+			 dynamic_model(set, model, sizeof(model)));
+	} else {
+		snprintf(buf, len, "%s", set[K_FULL] ? "PREEMPT" :
+			 set[K_LAZY] ? "PREEMPT_LAZY" :
+			 set[K_VOLUNTARY] ? "VOLUNTARY" :
+			 set[K_NONE] ? "NONE" : "unknown");
+	}
+}
+
+/* "config": from /boot/config-<release> when it can be read. */
+static void json_kconfig(FILE *f, const struct utsname *uts)
+{
+	bool debug[ARRAY_SIZE(debug_options)] = { 0 };
+	bool set[NR_KOPTS] = { 0 }, first = true;
+	char path[512], line[256];
+	FILE *cfg;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/boot/config-%s", uts->release);
+	cfg = fopen(path, "r");
+	if (!cfg) {
+		preempt_model(NULL, uts->version, line, sizeof(line));
+		fputs("\"config\": {\"preempt\": ", f);
+		json_string(f, line);
+		fputs(", \"debug\": [], \"page_pool_stats\": null}", f);
+		return;
+	}
+	while (fgets(line, sizeof(line), cfg)) {
+		for (i = 0; i < NR_KOPTS; i++)
+			set[i] |= config_set(line, kopts[i]);
+		for (i = 0; i < ARRAY_SIZE(debug_options); i++)
+			debug[i] |= config_set(line, debug_options[i]);
+	}
+	fclose(cfg);
+
+	preempt_model(set, uts->version, line, sizeof(line));
+	fputs("\"config\": {\"preempt\": ", f);
+	json_string(f, line);
+	fputs(", \"debug\": [", f);
+	for (i = 0; i < ARRAY_SIZE(debug_options); i++) {
+		if (!debug[i])
+			continue;
+		fputs(first ? "" : ", ", f);
+		json_string(f, debug_options[i]);
+		first = false;
+	}
+	fprintf(f, "], \"page_pool_stats\": %s}",
+		set[K_STATS] ? "true" : "false");
+}
+
+static bool deterministic(void)
+{
+	const char *env = getenv("BENCH_DETERMINISTIC");
+
+	return env && !strcmp(env, "1");
+}
+
+static const char *run_mode_name(void)
+{
+	char buf[4096];
+	const char *val;
+
+	if (deterministic())
+		return "deterministic";
+	val = cpuinfo_field("model name", buf, sizeof(buf));
+	if (val && strstr(val, "QEMU TCG"))
+		return "emulated";
+	val = cpuinfo_field("flags", buf, sizeof(buf));
+	if (val && has_word(val, "hypervisor"))
+		return "virtual-machine";
+	return "hardware";
+}
+
+static void json_run(FILE *f, const struct config *cfg)
+{
+	struct utsname uts;
+	char buf[4096];
+	const char *model;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (uname(&uts)) {
+		snprintf(uts.release, sizeof(uts.release), "unknown");
+		uts.version[0] = '\0';
+	}
+	model = cpuinfo_field("model name", buf, sizeof(buf));
+
+	fputs("  \"run\": {\n    \"mode\": ", f);
+	json_string(f, run_mode_name());
+	fputs(",\n    \"kernel_release\": ", f);
+	json_string(f, uts.release);
+	fputs(",\n    \"cpu_model\": ", f);
+	json_string(f, model ? model : "unknown");
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	fprintf(f, ",\n    \"date\": \"%s\",\n", buf);
+	fprintf(f, "    \"parameters\": {\"size\": %lu, ", cfg->size);
+	if (cfg->auto_count)
+		fputs("\"count\": \"auto\", ", f);
+	else
+		fprintf(f, "\"count\": %lu, ", cfg->count);
+	fprintf(f, "\"batch\": %lu, \"reps\": %lu, \"producer_cpu\": %d, \"consumer_cpu\": %d},\n",
+		cfg->batch, cfg->reps, cfg->prod_cpu,
+		cfg->two_cpus ? cfg->cons_cpu : -1);
+	fputs("    ", f);
+	json_kconfig(f, &uts);
+	fputs("\n  },\n", f);
+}
+
+static void json_test(FILE *f, enum mode_id mode)
+{
+	const struct mode_result *res = &results[mode];
+	unsigned long i;
+
+	fputs("    {\"name\": ", f);
+	json_string(f, mode_names[mode]);
+	fprintf(f, ", \"status\": \"%s\", \"path_check\": \"not checked\",\n",
+		res->status);
+	fputs("     \"reps\": [", f);
+	for (i = 0; i < res->reps; i++) {
+		fputs(i ? ",\n              {" : "{", f);
+		if (HAVE_TSC) {
+			fputs("\"cycles\": ", f);
+			json_number(f, res->cycles[i]);
+			fputs(", ", f);
+		}
+		fputs("\"ns\": ", f);
+		json_number(f, res->ns[i]);
+		fprintf(f, ", \"elements\": %lu}", res->items[i]);
+	}
+	fputs("],\n     \"stats\": ", f);
+	if (!res->reps) {
+		fputs("null}", f);
+		return;
+	}
+	fputs("{", f);
+	if (HAVE_TSC) {
+		json_stats(f, "cycles", res->cycles, res->reps);
+		fputs(",\n               ", f);
+	}
+	json_stats(f, "ns", res->ns, res->reps);
+	fputs("}}", f);
+}
+
+/* Returns 0, or -1 after saying why FILE could not be written. */
+static int write_json(const struct config *cfg)
+{
+	FILE *f = cfg->json;
+	bool first = true;
+	int mode;
+
+	fputs("{\n  \"schema\": \"kselftest-bench\", \"version\": 1,\n", f);
+	fputs("  \"benchmark\": \"ptr_ring_test\",\n", f);
+	json_run(f, cfg);
+	fprintf(f, "  \"unit\": {\"cycles\": %s, \"time\": \"ns\"},\n",
+		!HAVE_TSC ? "null" :
+		deterministic() ? "\"instructions\"" : "\"tsc-cycles\"");
+	fputs("  \"tests\": [\n", f);
+	for (mode = 0; mode < NR_MODES; mode++) {
+		if (!results[mode].status)
+			continue;
+		fputs(first ? "" : ",\n", f);
+		json_test(f, mode);
+		first = false;
+	}
+	fputs("\n  ]\n}\n", f);
+	errno = 0;
+	if (ferror(f) | fclose(f)) {
+		ksft_print_msg("--json: writing %s failed: %s\n", cfg->json_path,
+			       errno ? strerror(errno) : "I/O error");
+		return -1;
+	}
+	return 0;
 }
 
 static const char usage_text[] =
@@ -703,6 +1120,8 @@ static const char usage_text[] =
 "  -p, --producer-cpu CPU   CPU of the producer and of 'single'\n"
 "                           (default: first CPU we may run on)\n"
 "  -c, --consumer-cpu CPU   CPU of the consumer (default: second one)\n"
+"  -j, --json FILE          also write the repetitions and their statistics\n"
+"                           to FILE, as JSON (see bench_compare.py)\n"
 "  -h, --help               show this help\n"
 "\n"
 "Each mode is a KTAP subtest, preceded by one line per repetition and\n"
@@ -812,6 +1231,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		{ "reps",		required_argument, NULL, 'r' },
 		{ "producer-cpu",	required_argument, NULL, 'p' },
 		{ "consumer-cpu",	required_argument, NULL, 'c' },
+		{ "json",		required_argument, NULL, 'j' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -832,7 +1252,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	cfg->modes = (1u << NR_MODES) - 1;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":m:s:n:b:r:p:c:h", opts,
+	while ((opt = getopt_long(argc, argv, ":m:s:n:b:r:p:c:j:h", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -868,6 +1288,9 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 						  &allowed);
 			cons_set = true;
 			break;
+		case 'j':
+			cfg->json_path = optarg;
+			break;
 		case 'h':
 			usage(stdout, prog_name);
 			exit(KSFT_PASS);
@@ -898,6 +1321,14 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		bad_option("--producer-cpu and --consumer-cpu must differ (both %d)",
 			   cfg->prod_cpu);
 	cfg->two_cpus = cfg->cons_cpu >= 0 && cfg->cons_cpu != cfg->prod_cpu;
+
+	/* Last, so that a bad option does not leave an empty file behind. */
+	if (cfg->json_path) {
+		cfg->json = fopen(cfg->json_path, "w");
+		if (!cfg->json)
+			bad_option("--json: cannot write '%s': %s",
+				   cfg->json_path, strerror(errno));
+	}
 }
 
 int main(int argc, char **argv)
@@ -925,6 +1356,8 @@ int main(int argc, char **argv)
 		if (cfg.modes & (1u << mode))
 			run_mode(&cfg, mode);
 
+	if (cfg.json && write_json(&cfg))
+		ksft_exit_fail();
 	if (ksft_get_fail_cnt())
 		ksft_exit_fail();
 	if (!ksft_get_pass_cnt()) {

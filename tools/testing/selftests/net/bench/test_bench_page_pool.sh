@@ -13,6 +13,62 @@
 # Also runs the userspace ptr_ring benchmark (../../ptr_ring/ptr_ring_test,
 # options from PTR_RING_TEST_ARGS, default "-m spsc") as a baseline for the
 # page_pool ptr_ring path, when it is built.
+#
+# Repetitions (-r): each test runs REPEAT times and the driver reports,
+# per subtest, min, median, mean, sample standard deviation and the 95 %
+# confidence interval of the mean (Student t, n - 1 degrees of freedom)
+# of the per element cycles and ns.
+#
+# Calibration (-t SECONDS): with the default loops the fast tests measure
+# for ~0.05 s on current hardware, a dozen timer ticks at HZ=250: one
+# interrupt, preemption or frequency change then moves the figure by
+# percents and repetitions scatter accordingly.  A short run with
+# loops=10000 measures each selected test and the loops of the real run
+# are chosen so that every measurement period lasts at least SECONDS
+# (one value for the run, the longest needed, at most 4294967295).
+#
+# Path check: with CONFIG_PAGE_POOL_STATS the module checks that every
+# page took the path a test names and prints where the pages came from
+# (alloc cache, ptr_ring, page allocator) and went back to; the driver
+# reports the shares per subtest and fails it when the named path was not
+# taken.  Without the statistics it says the path was not checked.
+#
+# BENCH_DETERMINISTIC=1 (set by runners booting QEMU with -icount
+# shift=0, where the TSC advances once per executed instruction) labels
+# the cycle figures as instructions.
+#
+# Regression gate (-b BASELINE.json, -T PCT): each subtest's repetitions
+# are compared with the baseline's ones of the same test name by Welch's
+# t-test; a subtest regressed when its mean ns is significantly (95 %)
+# higher and by more than PCT percent (default 5).  With
+# KSFT_MACHINE_SLOW=yes a regression is reported as XFAIL (SKIP without
+# kselftest/ktap_helpers.sh) instead.  Both sides need at least 2
+# repetitions, otherwise nothing is gated.
+#
+# JSON (-j FILE): one document, schema "kselftest-bench" version 1, shared
+# with ptr_ring_test:
+#   { "schema": "kselftest-bench", "version": 1,
+#     "benchmark": "bench_page_pool",
+#     "run": { "mode": "hardware" | "virtual-machine" | "emulated" |
+#                      "deterministic",
+#              "kernel_release": uname -r, "cpu_model": model name,
+#              "date": ISO 8601 UTC,
+#              "parameters": { "loops": N, "repeat": N, ... },
+#              "config": { "preempt": e.g. "PREEMPT_DYNAMIC voluntary",
+#                          "debug": [ debug options set, e.g. "KASAN" ],
+#                          "page_pool_stats": true | false | null } },
+#     "unit": { "cycles": "tsc-cycles" | "cycles" | "instructions",
+#               "time": "ns" },
+#     "tests": [ { "name": subtest, "status": "pass" | "fail" | "skip",
+#                  "path_check": "ok" | "failed" | "not checked",
+#                  "reps": [ { "cycles": C, "ns": T, "elements": N } ],
+#                  "stats": { "cycles": { "min", "median", "mean",
+#                                         "stddev", "ci95": [lo, hi] },
+#                             "ns": { same } } } ] }
+# Numbers are per element; "stats" is null without repetitions, "config"
+# values are null when the kernel configuration cannot be read.  "tests"
+# holds the module's subtests (cross_cpu_return: its average over the
+# returning CPUs); ptr_ring_test writes its own document.
 
 set -u
 
@@ -29,6 +85,7 @@ usage()
 {
 	cat <<EOF
 usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
+       [-r REPEAT] [-t SECONDS] [-j FILE] [-b BASELINE] [-T PCT]
 
   -l LOOPS           elements per test (module default 500000)
   -f RUN_FLAGS       bit mask of tests (default 0xff):
@@ -40,10 +97,19 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
                      (default: other online CPUs, at most 2)
   -C CPU             CPU running the tests (default: not pinned)
   -v                 verbose module output
+  -r REPEAT          runs of each test, 1..1000 (default 1), with statistics
+  -t SECONDS         calibrate loops so that each measurement period lasts
+                     at least SECONDS (e.g. 0.2); overrides -l
+  -j FILE            write the results as JSON (also BENCH_JSON=FILE)
+  -b BASELINE        fail subtests significantly slower than in this JSON
+                     file of an earlier run (also BENCH_BASELINE=FILE)
+  -T PCT             smallest regression that fails, percent (default 5)
 
 Module parameters can also be given as BENCH_PAGE_POOL_PARAMS, e.g.
-BENCH_PAGE_POOL_PARAMS="loops=1000000 cpu=1"; options take precedence.
-PTR_RING_TEST_ARGS holds the options of ptr_ring_test (default "-m spsc").
+BENCH_PAGE_POOL_PARAMS="loops=1000000 cpu=1 repeat=5"; options take
+precedence.  PTR_RING_TEST_ARGS holds the options of ptr_ring_test
+(default "-m spsc").  BENCH_DETERMINISTIC=1 labels cycles as instructions,
+KSFT_MACHINE_SLOW=yes reports regressions without failing.
 EOF
 }
 
@@ -147,6 +213,11 @@ run_flags=
 returning_cpus=
 cpu=
 verbose=
+repeat=
+target=
+json=${BENCH_JSON:-}
+baseline=${BENCH_BASELINE:-}
+threshold=5
 extra_params=()
 
 for kv in ${BENCH_PAGE_POOL_PARAMS:-}; do
@@ -156,18 +227,24 @@ for kv in ${BENCH_PAGE_POOL_PARAMS:-}; do
 	returning_cpus=*) returning_cpus=${kv#*=} ;;
 	cpu=*) cpu=${kv#*=} ;;
 	verbose=*) verbose=${kv#*=} ;;
+	repeat=*) repeat=${kv#*=} ;;
 	tag=*) ;;	# every run uses its own tag
 	*) extra_params+=("$kv") ;;
 	esac
 done
 
-while getopts "l:f:c:C:vh" opt; do
+while getopts "l:f:c:C:vr:t:j:b:T:h" opt; do
 	case $opt in
 	l) loops=$OPTARG ;;
 	f) run_flags=$OPTARG ;;
 	c) returning_cpus=$OPTARG ;;
 	C) cpu=$OPTARG ;;
 	v) verbose=1 ;;
+	r) repeat=$OPTARG ;;
+	t) target=$OPTARG ;;
+	j) json=$OPTARG ;;
+	b) baseline=$OPTARG ;;
+	T) threshold=$OPTARG ;;
 	h) usage; exit "$KSFT_PASS" ;;
 	*) usage >&2; exit "$KSFT_FAIL" ;;
 	esac
@@ -182,6 +259,22 @@ fi
 if [ -n "$returning_cpus" ] && ! is_number "$returning_cpus"; then
 	ktap_exit_fail_msg "returning_cpus=$returning_cpus is not a number"
 fi
+if [ -n "$repeat" ] &&
+   { ! [[ $repeat =~ ^[0-9]+$ ]] || [ "$repeat" -lt 1 ] ||
+     [ "$repeat" -gt 1000 ]; }; then
+	ktap_exit_fail_msg "repeat=$repeat: must be 1..1000"
+fi
+if [ -n "$target" ] && { ! [[ $target =~ ^[0-9]*\.?[0-9]+$ ]] ||
+			 awk -v t="$target" 'BEGIN { exit !(t <= 0) }'; }; then
+	ktap_exit_fail_msg "-t $target: must be a positive number of seconds"
+fi
+if ! [[ $threshold =~ ^[0-9]*\.?[0-9]+$ ]]; then
+	ktap_exit_fail_msg "-T $threshold: must be a percentage"
+fi
+if [ -n "$baseline" ] && [ ! -r "$baseline" ]; then
+	ktap_exit_fail_msg "baseline $baseline is not readable"
+fi
+nreps=${repeat:-1}
 
 [ "$(id -u)" -eq 0 ] || skip_all "must be run as root"
 [ -r /proc/modules ] || skip_all "kernel without module support (CONFIG_MODULES)"
@@ -244,13 +337,50 @@ done
 run_ptr_ring=0
 [ $((run_flags & FLAGS_PTR_RING)) -ne 0 ] && run_ptr_ring=1
 
-TAG="ppb$$-$(date +%s)-$RANDOM"
-params=("tag=$TAG" "run_flags=$run_flags")
-[ -n "$loops" ] && params+=("loops=$loops")
-[ -n "$returning_cpus" ] && params+=("returning_cpus=$returning_cpus")
-[ -n "$cpu" ] && params+=("cpu=$cpu")
-[ -n "$verbose" ] && params+=("verbose=$verbose")
-params+=("${extra_params[@]}")
+RUN_TAG="ppb$$-$(date +%s)-$RANDOM"
+
+# Module parameters of a run: $1 = tag, $2 = loops, $3 = repeat
+set_params()
+{
+	TAG=$1
+	params=("tag=$TAG" "run_flags=$run_flags")
+	[ -n "$2" ] && params+=("loops=$2")
+	[ -n "$returning_cpus" ] && params+=("returning_cpus=$returning_cpus")
+	[ -n "$cpu" ] && params+=("cpu=$cpu")
+	[ -n "$verbose" ] && params+=("verbose=$verbose")
+	[ -n "$3" ] && params+=("repeat=$3")
+	params+=("${extra_params[@]}")
+}
+set_params "$RUN_TAG" "$loops" "$repeat"
+
+deterministic=0
+[ "${BENCH_DETERMINISTIC:-0}" = 1 ] && deterministic=1
+if [ "$deterministic" -eq 1 ]; then
+	cyc_name=instructions
+	cyc_unit=instructions
+	cyc_json=instructions
+else
+	cyc_name=cycles
+	cyc_unit="cycles(tsc)"
+	case $(uname -m) in
+	x86_64 | i?86) cyc_json=tsc-cycles ;;
+	*) cyc_json=cycles ;;
+	esac
+fi
+
+# Student t 0.975 quantile for df degrees of freedom (1.96 beyond 30,
+# fractional df of Welch's test rounded down, to err on the safe side)
+readonly AWK_TQ='
+function tq(df,    t) {
+	split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 " \
+	      "2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 " \
+	      "2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 " \
+	      "2.048 2.045 2.042", t, " ")
+	df = int(df)
+	if (df < 1)
+		df = 1
+	return df > 30 ? 1.96 : t[df] + 0
+}'
 
 TMP=$(mktemp -d) || ktap_exit_fail_msg "mktemp failed"
 reader_pid=
@@ -337,6 +467,7 @@ run_module()
 {
 	local start="run start tag:$TAG " end="run end tag:$TAG " i
 
+	rm -f "$TMP/kmsg" "$TMP/kmsg.sweep"
 	base_seq=$(kmsg_last_seq)
 	# Copy the log while the module runs.  When records are overwritten
 	# before dd reads them, its read fails with EPIPE and the next read
@@ -378,29 +509,276 @@ run_module()
 	fi
 }
 
-# "cycles ns" of a Type line, $1 = Type name, $2 = optional label
-result_of()
+# "cycles ns elements" of each repetition of a Type line, $1 = Type name,
+# $2 = optional label besides rep:i/R (e.g. cpu:3)
+reps_of()
 {
 	awk -v type="Type:$1" -v label="${2:-}" '
-		$1 == type && (label == "" ? $2 == "Per" : $2 == label) {
-			sub(/.*Per elem: /, "")
-			print $1, $3
-			exit
+		$1 == type {
+			lab = ""
+			for (i = 2; i <= NF && $i != "Per"; i++) {
+				if ($i !~ /^rep:/)
+					lab = lab (lab == "" ? "" : " ") $i
+			}
+			if (i > NF || $(i + 1) != "elem:" || lab != label)
+				next
+			cnt = $0
+			sub(/.*invoke count:/, "", cnt)
+			sub(/[^0-9].*/, "", cnt)
+			print $(i + 2), $(i + 4), cnt
 		}' "$TMP/run"
+}
+
+# Statistics of "cycles ns ..." lines: n, then min median mean stddev
+# ci95_low ci95_high of the cycles and of the ns
+stats_of()
+{
+	awk "$AWK_TQ"'
+	function stat(v, n,    i, j, x, s, m, sd, med, h) {
+		for (i = 2; i <= n; i++) {
+			x = v[i]
+			for (j = i - 1; j >= 1 && v[j] > x; j--)
+				v[j + 1] = v[j]
+			v[j + 1] = x
+		}
+		for (i = 1; i <= n; i++)
+			s += v[i]
+		m = s / n
+		s = 0
+		for (i = 1; i <= n; i++)
+			s += (v[i] - m) ^ 2
+		sd = n > 1 ? sqrt(s / (n - 1)) : 0
+		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		h = n > 1 ? tq(n - 1) * sd / sqrt(n) : 0
+		return sprintf("%.3f %.3f %.3f %.3f %.3f %.3f",
+			       v[1], med, m, sd, m - h, m + h)
+	}
+	NF >= 2 { n++; c[n] = $1; t[n] = $2 }
+	END { if (n) print n, stat(c, n), stat(t, n) }'
 }
 
 summary=()
 
+# A summary row with repetitions: test, cycles and ns min median mean
+# stddev ci95
+stats_row()
+{
+	printf '%-36s %10s %10s %10s %10s %21s %10s %10s %10s %10s %21s' "$@"
+}
+
+# Summary row: $1 = name, then either "cycles ns" or the stats_of fields
 add_summary()
 {
-	summary+=("$(printf '%-36s %12s %12s' "$1" "$2" "$3")")
+	local name=$1
+
+	shift
+	if [ "$nreps" -eq 1 ]; then
+		summary+=("$(printf '%-36s %12s %12s' "$name" "$1" "$2")")
+	elif [ $# -eq 2 ]; then
+		summary+=("$(stats_row "$name" - "$1" - - - \
+			- "$2" - - -)")
+	else
+		summary+=("$(stats_row "$name" \
+			"$(printf '%.1f' "$2")" "$(printf '%.1f' "$3")" \
+			"$(printf '%.1f' "$4")" "$(printf '%.1f' "$5")" \
+			"$(printf '%.1f..%.1f' "$6" "$7")" \
+			"$8" "$9" "${10}" "${11}" "${12}..${13}")")
+	fi
 }
+
+# Report the repetitions of one result line: $1 = description, $2 = Type
+# name, $3 = label, $4 = summary name, $5 = what an element is.  Sets
+# row_reps and row_stats; fails when the log has no such result.
+report_row()
+{
+	local desc=$1 type=$2 label=$3 name=$4 what=$5 cycles ns n
+
+	row_reps=$(reps_of "$type" "$label")
+	[ -n "$row_reps" ] || return 1
+	row_stats=$(stats_of <<<"$row_reps")
+	if [ "$nreps" -eq 1 ]; then
+		read -r cycles ns _ <<<"$row_reps"
+		msg "$desc: $cycles $cyc_unit $ns ns $what"
+		add_summary "$name" "$cycles" "$ns"
+		return 0
+	fi
+	# shellcheck disable=SC2086 # the fields of the statistics
+	set -- $row_stats
+	n=$1
+	msg "$desc: $cyc_name min $2 median $3 mean $4 stddev $5 ci95 [$6, $7];" \
+		"ns min $8 median $9 mean ${10} stddev ${11}" \
+		"ci95 [${12}, ${13}] $what over $n reps"
+	[ "$n" -eq "$nreps" ] || msg "$desc: only $n of $nreps repetitions reported"
+	add_summary "$name" "$@"
+}
+
+# Report the page_pool statistics of test $1 from its Path: line and set
+# test_path; fails when the module saw the named path not taken.
+path_report()
+{
+	local t=$1 line
+
+	line=$(grep -m1 "^Path:$t " "$TMP/run")
+	if [ -z "$line" ]; then
+		[ "${test_bit[$t]}" = 0x01 ] && return 0	# no page_pool path
+		msg "$t: path not checked: no page_pool statistics in the log"
+		return 0
+	fi
+	if [[ $line == *" not checked:"* ]]; then
+		msg "$t: path not checked:${line#* not checked:}"
+		return 0
+	fi
+	line=$(awk '
+		function pct(a, b) { return b ? sprintf("%.1f%%", 100 * a / b) : "-" }
+		{
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, ":")
+				v[kv[1]] = kv[2]
+			}
+			a = v["from_cache"] + v["from_ring"] + v["from_page_allocator"]
+			r = v["cached"] + v["ring"] + v["released"]
+			ok = v[v["expect"]] > 0
+			printf "%s pages from cache %s ring %s page allocator %s of %d; returned to cache %s ring %s released %s of %d, ring_full %d; expected %s\n",
+				ok ? "ok" : "failed",
+				pct(v["from_cache"], a), pct(v["from_ring"], a),
+				pct(v["from_page_allocator"], a), a, pct(v["cached"], r),
+				pct(v["ring"], r), pct(v["released"], r), r,
+				v["ring_full"], v["expect"]
+		}' <<<"$line")
+	msg "$t: path: ${line#* }"
+	if [ "${line%% *}" != ok ] ||
+	   grep -qE "^Type:$t (only [0-9]+ of|no page was returned)" "$TMP/run"; then
+		test_path[$t]=failed
+		msg "$t: the named page_pool path was not exercised"
+		return 1
+	fi
+	test_path[$t]=ok
+	return 0
+}
+
+# Baseline repetitions as "name<TAB> ns ns ...", from any JSON layout
+load_baseline()
+{
+	grep -oE '"([^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null|[][{}:,]' \
+		"$baseline" | awk '
+		function unq(s) { gsub(/^"|"$/, "", s); return s }
+		{ tok = $0 }
+		tok == "{" || tok == "[" {
+			d++
+			type[d] = tok
+			key[d] = ""
+			iskey[d] = tok == "{"
+			if (d == 3) {
+				name = ""
+				ns = ""
+			}
+			next
+		}
+		tok == "}" || tok == "]" {
+			if (d == 3 && key[1] == "tests" && name != "")
+				print name "\t" ns
+			d--
+			next
+		}
+		tok == ":" { iskey[d] = 0; next }
+		tok == "," { iskey[d] = type[d] == "{"; next }
+		type[d] == "{" && iskey[d] { key[d] = unq(tok); next }
+		key[1] == "tests" && d == 3 && key[3] == "name" { name = unq(tok) }
+		key[1] == "tests" && d == 5 && key[3] == "reps" && key[5] == "ns" {
+			ns = ns " " tok
+		}' >"$TMP/base"
+}
+
+# Welch's t-test of our ns ($1) against the baseline's ($2): prints
+# "few NA NB" or "regress|ok BASE_MEAN MEAN PCT T DF SIGNIFICANT"
+welch()
+{
+	awk -v a="$1" -v b="$2" -v thr="$threshold" "$AWK_TQ"'
+	function mv(s, v,    n, i, m, q) {
+		n = split(s, v, " ")
+		for (i = 1; i <= n; i++)
+			m += v[i]
+		m /= n
+		for (i = 1; i <= n; i++)
+			q += (v[i] - m) ^ 2
+		mean = m
+		return q / (n - 1)
+	}
+	BEGIN {
+		na = split(a, x, " ")
+		nb = split(b, y, " ")
+		if (na < 2 || nb < 2) {
+			print "few", na, nb
+			exit
+		}
+		va = mv(a, x) / na
+		ma = mean
+		vb = mv(b, y) / nb
+		mb = mean
+		if (va + vb > 0) {
+			t = (ma - mb) / sqrt(va + vb)
+			df = (va + vb) ^ 2 / (va ^ 2 / (na - 1) + vb ^ 2 / (nb - 1))
+		} else {
+			t = ma == mb ? 0 : (ma > mb ? 1e9 : -1e9)
+			df = na + nb - 2
+		}
+		pct = mb > 0 ? 100 * (ma - mb) / mb : 0
+		sig = t > tq(df)
+		verdict = (sig && pct > thr + 0) ? "regress" : "ok"
+		printf "%s %.3f %.3f %+.1f %.2f %.1f %d\n",
+		       verdict, mb, ma, pct, t, df, sig
+	}'
+}
+
+# Compare test $1 with the baseline; sets gate_msg and returns 1 on a
+# significant regression
+gate()
+{
+	local t=$1 ours base verdict bm m pct tt df sig
+
+	gate_msg=
+	[ -n "$baseline" ] || return 0
+	base=$(awk -F '\t' -v t="$t" '$1 == t { print $2; exit }' "$TMP/base")
+	if [ -z "$base" ]; then
+		msg "$t: not in the baseline, not compared"
+		return 0
+	fi
+	ours=$(awk '{ printf " %s", $2 }' <<<"${test_reps[$t]}")
+	read -r verdict bm m pct tt df sig <<<"$(welch "$ours" "$base")"
+	if [ "$verdict" = few ]; then
+		msg "$t: comparison with the baseline needs repetitions" \
+			"(at least 2 on each side, $bm here and $m there), not judged"
+		return 0
+	fi
+	if [ "$verdict" != ok ] && [ "$verdict" != regress ]; then
+		msg "$t: comparison with the baseline failed, not judged"
+		return 0
+	fi
+	gate_msg="$bm ns -> $m ns ($pct %), Welch t=$tt, df=$df"
+	if [ "$verdict" = regress ]; then
+		gate_msg="regression: $gate_msg"
+		return 1
+	fi
+	if [ "$sig" = 1 ]; then
+		msg "$t: baseline $gate_msg: significantly slower, but not by more than $threshold %"
+	else
+		msg "$t: baseline $gate_msg: not significantly slower (95 %)"
+	fi
+	return 0
+}
+
+declare -A test_status test_path test_reps test_stats
 
 report_module_test()
 {
-	local t=$1 res cycles ns cpu_line cpu_n
+	local t=$1 cpu_line cpu_n
 
+	test_status[$t]=fail
+	test_path[$t]="not checked"
+	test_reps[$t]=
+	test_stats[$t]=
 	if [ "$t" = cross_cpu_return ] && [ -n "$cross_skip" ]; then
+		test_status[$t]=skip
 		test_skip "$t" "$cross_skip"
 		return
 	fi
@@ -408,16 +786,12 @@ report_module_test()
 		grep -E "^(FAIL )?Type:${t}[ :]" "$TMP/run" | while read -r line; do
 			msg "$t: $line"
 		done
+		path_report "$t"
 		ktap_test_fail "$t"
 		return
 	fi
 
-	if [ "$t" = cross_cpu_return ]; then
-		res=$(result_of cross_cpu_return_avg)
-	else
-		res=$(result_of "$t")
-	fi
-	if [ -z "$res" ]; then
+	if [ -z "$(reps_of "${t/%cross_cpu_return/cross_cpu_return_avg}")" ]; then
 		msg "$t: no result in the kernel log (module failed or was stopped)"
 		ktap_test_fail "$t"
 		return
@@ -427,20 +801,39 @@ report_module_test()
 		while read -r cpu_line; do
 			[ -n "$cpu_line" ] || continue
 			cpu_n=${cpu_line#cpu:}
-			read -r cycles ns <<<"$(result_of "$t" "$cpu_line")"
-			msg "$t cpu $cpu_n: $cycles cycles(tsc) $ns ns per page returned"
-			add_summary "$t cpu:$cpu_n" "$cycles" "$ns"
+			report_row "$t cpu $cpu_n" "$t" "$cpu_line" \
+				"$t cpu:$cpu_n" "per page returned"
 		done <<<"$(awk -v type="Type:$t" \
-			'$1 == type && $2 ~ /^cpu:/ { print $2 }' "$TMP/run")"
-		read -r cycles ns <<<"$res"
-		msg "$t average: $cycles cycles(tsc) $ns ns per page returned"
-		add_summary "cross_cpu_return_avg" "$cycles" "$ns"
+			'$1 == type && $2 ~ /^cpu:/ { print $2 }' "$TMP/run" |
+			awk '!seen[$0]++')"
+		report_row "$t average" cross_cpu_return_avg "" \
+			cross_cpu_return_avg "per page returned"
 	else
-		read -r cycles ns <<<"$res"
-		msg "$t: $cycles cycles(tsc) $ns ns per element"
-		add_summary "$t" "$cycles" "$ns"
+		report_row "$t" "$t" "" "$t" "per element"
 	fi
-	ktap_test_pass "$t"
+	test_reps[$t]=$row_reps
+	[ "$nreps" -gt 1 ] && test_stats[$t]=$row_stats
+
+	if ! path_report "$t"; then
+		ktap_test_fail "$t"
+		return
+	fi
+	if gate "$t"; then
+		test_status[$t]=pass
+		ktap_test_pass "$t"
+	elif [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
+		test_status[$t]=skip
+		msg "$t: $gate_msg"
+		if declare -F ktap_test_xfail >/dev/null; then
+			__ktap_test ok "$t" "XFAIL regression not judged on a slow machine: ${gate_msg#regression: }"
+			KTAP_CNT_XFAIL=$((KTAP_CNT_XFAIL + 1))
+		else
+			test_skip "$t" "regression not judged on a slow machine: ${gate_msg#regression: }"
+		fi
+	else
+		__ktap_test "not ok" "$t" "$gate_msg"
+		KTAP_CNT_FAIL=$((KTAP_CNT_FAIL + 1))
+	fi
 }
 
 report_ptr_ring()
@@ -484,7 +877,206 @@ report_ptr_ring()
 	esac
 }
 
+# Where the figures come from, for the JSON document
+run_mode()
+{
+	if [ "$deterministic" -eq 1 ]; then
+		echo deterministic
+		return
+	fi
+	case $(measured_on) in
+	software*) echo emulated ;;
+	"a virtual machine"*) echo virtual-machine ;;
+	*) echo hardware ;;
+	esac
+}
+
+read_config()
+{
+	if [ -r /proc/config.gz ] && command -v zcat >/dev/null; then
+		zcat /proc/config.gz 2>/dev/null
+	elif [ -r "/boot/config-$(uname -r)" ]; then
+		cat "/boot/config-$(uname -r)"
+	fi
+}
+
+config_set()
+{
+	grep -q "^CONFIG_$1=y" "$TMP/config"
+}
+
+# Preemption model, with the current mode of PREEMPT_DYNAMIC kernels
+preempt_model()
+{
+	local mode
+
+	if [ ! -s "$TMP/config" ]; then
+		case $(uname -v) in
+		*PREEMPT_RT*) echo PREEMPT_RT ;;
+		*PREEMPT_DYNAMIC*) echo PREEMPT_DYNAMIC ;;
+		*PREEMPT*) echo PREEMPT ;;
+		*) echo unknown ;;
+		esac
+		return
+	fi
+	if config_set PREEMPT_RT; then
+		echo PREEMPT_RT
+	elif config_set PREEMPT_DYNAMIC; then
+		mode=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' \
+			/sys/kernel/debug/sched/preempt 2>/dev/null)
+		[ -n "$mode" ] ||
+			mode=$(sed -n 's/.*\bpreempt=\([a-z]*\).*/\1/p' /proc/cmdline)
+		if [ -z "$mode" ]; then
+			if config_set PREEMPT; then
+				mode=full
+			elif config_set PREEMPT_LAZY; then
+				mode=lazy
+			elif config_set PREEMPT_VOLUNTARY; then
+				mode=voluntary
+			else
+				mode=none
+			fi
+		fi
+		echo "PREEMPT_DYNAMIC $mode"
+	elif config_set PREEMPT; then
+		echo PREEMPT
+	elif config_set PREEMPT_LAZY; then
+		echo PREEMPT_LAZY
+	elif config_set PREEMPT_VOLUNTARY; then
+		echo VOLUNTARY
+	elif config_set PREEMPT_NONE; then
+		echo NONE
+	else
+		echo unknown
+	fi
+}
+
+json_str()
+{
+	local s=$1
+
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\t'/\\t}
+	s=${s//$'\n'/\\n}
+	s=${s//$'\r'/\\r}
+	s=$(printf '%s' "$s" | tr -d '\000-\037')
+	printf '"%s"' "$s"
+}
+
+# A JSON number, a string if it does not look like one
+json_val()
+{
+	if [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; then
+		printf '%s' "$1"
+	else
+		json_str "$1"
+	fi
+}
+
+# The "stats" object of a stats_of line
+json_stats()
+{
+	# shellcheck disable=SC2086 # the fields of the statistics
+	set -- $1
+	printf '{ "%s": { "min": %s, "median": %s, "mean": %s, "stddev": %s, "ci95": [%s, %s] },' \
+		cycles "$2" "$3" "$4" "$5" "$6" "$7"
+	printf ' "ns": { "min": %s, "median": %s, "mean": %s, "stddev": %s, "ci95": [%s, %s] } }' \
+		"$8" "$9" "${10}" "${11}" "${12}" "${13}"
+}
+
+write_json()
+{
+	local file=$1 t sep opt stats debug="" cfg_pps=null
+	local cpu_model
+
+	cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+	if [ -s "$TMP/config" ]; then
+		for opt in KASAN KMSAN KCSAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP \
+			   DEBUG_OBJECTS DEBUG_VM DEBUG_KMEMLEAK LOCKDEP \
+			   DEBUG_PAGEALLOC SLUB_DEBUG_ON; do
+			config_set "$opt" && debug+="${debug:+, }\"$opt\""
+		done
+		cfg_pps=false
+		config_set PAGE_POOL_STATS && cfg_pps=true
+	fi
+	{
+		printf '{\n  "schema": "kselftest-bench", "version": 1,\n'
+		printf '  "benchmark": "bench_page_pool",\n  "run": {\n'
+		printf '    "mode": %s,\n' "$(json_str "$(run_mode)")"
+		printf '    "kernel_release": %s,\n' "$(json_str "$(uname -r)")"
+		printf '    "cpu_model": %s,\n' "$(json_str "${cpu_model:-$(uname -m)}")"
+		printf '    "date": %s,\n' "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
+		printf '    "parameters": { "loops": %s, "repeat": %s, "run_flags": %s' \
+			"$(json_val "${loops:-500000}")" "$nreps" "$(json_str "$run_flags")"
+		[ -n "$returning_cpus" ] &&
+			printf ', "returning_cpus": %s' "$(json_val "$returning_cpus")"
+		[ -n "$cpu" ] && printf ', "cpu": %s' "$(json_val "$cpu")"
+		[ -n "$target" ] &&
+			printf ', "target_period_s": %s' "$(json_val "$target")"
+		printf ' },\n    "config": { "preempt": %s, "debug": [%s], "page_pool_stats": %s }\n  },\n' \
+			"$(json_str "$(preempt_model)")" \
+			"$debug" "$cfg_pps"
+		printf '  "unit": { "cycles": "%s", "time": "ns" },\n  "tests": [' \
+			"$cyc_json"
+		sep=
+		for t in "${tests[@]}"; do
+			printf '%s\n    { "name": %s, "status": "%s", "path_check": "%s",\n      "reps": [' \
+				"$sep" "$(json_str "$t")" "${test_status[$t]:-fail}" \
+				"${test_path[$t]:-not checked}"
+			awk 'NF >= 3 { printf "%s { \"cycles\": %s, \"ns\": %s, \"elements\": %s }",
+					      n++ ? "," : "", $1, $2, $3 }' <<<"${test_reps[$t]:-}"
+			stats=null
+			[ -n "${test_stats[$t]:-}" ] && stats=$(json_stats "${test_stats[$t]}")
+			printf ' ],\n      "stats": %s }' "$stats"
+			sep=,
+		done
+		printf '\n  ]\n}\n'
+	} >"$TMP/json" && cp "$TMP/json" "$file"
+}
+
+# Calibration: measure a short run, then size loops to the target period
+calib_msg=
+if [ -n "$target" ]; then
+	set_params "$RUN_TAG-cal" 10000 1
+	run_module
+	calib=$(awk -v target="$target" -v l=10000 '
+		$1 ~ /^Type:/ && /measurement period time:/ {
+			p = $0
+			sub(/.*measurement period time:/, "", p)
+			p += 0
+			if (p <= 0)
+				next
+			need = target * l / p
+			if (need != int(need))
+				need = int(need) + 1
+			if (need > max) {
+				max = need
+				who = substr($1, 6)
+			}
+		}
+		END {
+			if (max) {
+				if (max > 4294967295)
+					max = 4294967295
+				if (max < 1000)
+					max = 1000
+				printf "%.0f %s\n", max, who
+			}
+		}' "$TMP/run")
+	if [ "$insmod_rc" -eq 0 ] && [ -n "$calib" ]; then
+		loops=${calib%% *}
+		calib_msg="calibration: loops=$loops, so that each measurement"
+		calib_msg+=" period lasts at least $target s (longest: ${calib#* })"
+	else
+		calib_msg="calibration with loops=10000 failed (insmod status"
+		calib_msg+=" $insmod_rc), loops=${loops:-default}"
+	fi
+	set_params "$RUN_TAG" "$loops" "$repeat"
+fi
+
 run_module
+read_config >"$TMP/config"
 
 # A kernel without page_pool cannot link the module
 if [ "$insmod_rc" -ne 0 ] && grep -q "Unknown symbol page_pool" "$TMP/mod"; then
@@ -496,6 +1088,14 @@ ktap_set_plan $((${#tests[@]} + run_ptr_ring))
 
 msg "$MOD: ${params[*]}"
 msg "measured on $(measured_on)"
+[ -n "$calib_msg" ] && msg "$calib_msg"
+if [ "$deterministic" -eq 1 ]; then
+	msg "BENCH_DETERMINISTIC=1: the TSC counts executed instructions," 		"cycle figures are reported as instructions"
+fi
+if [ -n "$baseline" ]; then
+	load_baseline
+	[ -s "$TMP/base" ] || msg "baseline $baseline holds no test results"
+fi
 if [ "$insmod_rc" -ne 0 ]; then
 	msg "insmod failed with status $insmod_rc: $(tr '\n' ' ' <"$TMP/insmod.err")"
 	# Parameter errors come before the start line: show all module lines
@@ -513,12 +1113,33 @@ done
 [ "$run_ptr_ring" -eq 1 ] && report_ptr_ring
 
 if [ ${#summary[@]} -gt 0 ]; then
-	msg "Summary, per element ('cycles' are TSC cycles on x86)," \
-		"measured on $(measured_on):"
-	msg "$(printf '%-36s %12s %12s' test cycles ns)"
+	if [ "$deterministic" -eq 1 ]; then
+		msg "Summary, per element (instructions: TSC ticks under" \
+			"QEMU -icount shift=0), measured on $(measured_on):"
+	else
+		msg "Summary, per element ('cycles' are TSC cycles on x86)," \
+			"measured on $(measured_on):"
+	fi
+	if [ "$nreps" -eq 1 ]; then
+		msg "$(printf '%-36s %12s %12s' test "$cyc_name" ns)"
+	else
+		c=${cyc_name:0:3}
+		msg "$nreps repetitions, ci95: 95 % confidence interval of the mean"
+		msg "$(stats_row test \
+			"$c.min" "$c.median" "$c.mean" "$c.stddev" "$c.ci95" \
+			ns.min ns.median ns.mean ns.stddev ns.ci95)"
+	fi
 	for line in "${summary[@]}"; do
 		msg "$line"
 	done
+fi
+
+if [ -n "$json" ]; then
+	if write_json "$json"; then
+		msg "results written to $json"
+	else
+		msg "cannot write $json"
+	fi
 fi
 
 if [ "$insmod_rc" -ne 0 ] && [ "$KTAP_CNT_FAIL" -eq 0 ]; then

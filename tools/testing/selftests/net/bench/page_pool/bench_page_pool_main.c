@@ -12,8 +12,18 @@
  * BH work item, so no loop length can trigger a soft lockup or RCU stall
  * report.  Only the chunks are timed.
  *
- * Example, fast path in softirq only, pinned to CPU 2:
- *   insmod bench_page_pool.ko run_flags=0x10 cpu=2
+ * With repeat=R each selected test runs R times in a row, each run printing
+ * its own Type: line with a "rep:i/R" label after the type name, so that
+ * the spread of the figures can be judged.
+ *
+ * When the kernel keeps page_pool statistics (CONFIG_PAGE_POOL_STATS),
+ * each page_pool test checks that every page took the path it names and
+ * prints, summed over its repetitions, a "Path:<name>" line with the
+ * allocation and recycling counters; otherwise that line says the path
+ * was not checked.
+ *
+ * Example, fast path in softirq only, pinned to CPU 2, 5 repetitions:
+ *   insmod bench_page_pool.ko run_flags=0x10 cpu=2 repeat=5
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,6 +52,8 @@
 #define BENCH_POOL_SIZE		1024
 #define BENCH_WARMUP_PAGES	64
 #define BENCH_TAG_MAX		32
+#define BENCH_REPEAT_MAX	1000
+#define BENCH_LABEL_MAX		32
 
 /* Cross-CPU test: page_pool caps its ptr_ring at 16384 entries */
 #define XCPU_RING_MAX		16384
@@ -72,6 +84,11 @@ static unsigned long run_flags = BENCH_FLAGS_ALL;
 module_param(run_flags, ulong, 0444);
 MODULE_PARM_DESC(run_flags,
 		 "Bit mask of tests (default 0xff): 0x01 baselines for_loop, atomic_inc, lock; 0x02 no-softirq-page_pool01 fast path; 0x04 no-softirq-page_pool02 ptr_ring; 0x08 no-softirq-page_pool03 slow path; 0x10 tasklet_page_pool01_fast_path; 0x20 tasklet_page_pool02_ptr_ring; 0x40 tasklet_page_pool03_slow; 0x80 cross_cpu_return");
+
+static unsigned int repeat = 1;
+module_param(repeat, uint, 0444);
+MODULE_PARM_DESC(repeat,
+		 "Runs of each selected test, 1..1000 (default 1); with more than 1 each result line carries a rep:i/R label");
 
 static unsigned int returning_cpus = 1;
 module_param(returning_cpus, uint, 0444);
@@ -252,6 +269,13 @@ static const char * const pp_path_name[] = {
 	[PP_SLOW] = "page allocator",
 };
 
+/* The recycle counter of each path, as named in the Path: line */
+static const char * const pp_path_key[] = {
+	[PP_FAST] = "cached",
+	[PP_RING] = "ring",
+	[PP_SLOW] = "released",
+};
+
 struct pp_bench {
 	struct page_pool *pp;
 	enum pp_path path;
@@ -305,16 +329,85 @@ static int pp_chunk(void *arg, u32 n, struct time_bench_record *rec)
 	return -EINVAL;
 }
 
-/* page_pool recycle statistics, when the kernel keeps them */
+/*
+ * page_pool statistics, when the kernel keeps them, and the pool's own
+ * count of pages taken from the page allocator and of cached pages
+ */
 struct pp_recycle_cnt {
 	bool valid;
-	u64 path[ARRAY_SIZE(pp_path_name)];
+	u64 path[ARRAY_SIZE(pp_path_name)];	/* recycled or released */
 	u64 ring_full;
+	u32 hold_cnt;		/* pages_state_hold_cnt */
+	u32 cached;		/* pages in the alloc cache */
 };
+
+/*
+ * Where the pages handed out came from, summed over the repetitions.
+ * Every page is handed out from the alloc cache, which direct recycling,
+ * refills from the ptr_ring and bulk allocations from the page allocator
+ * fill: the pages from the ring are those not explained by the other
+ * two, corrected for what the cache held before and after.
+ */
+struct pp_origin {
+	u64 cache;
+	u64 ring;
+	u64 page_allocator;
+};
+
+/* Counters of the test being run, summed over its repetitions */
+static struct pp_recycle_cnt pp_path_sum;
+static struct pp_origin pp_origin_sum;
+
+/* Add the counters of a run that handed out @allocated pages */
+static void pp_path_sum_add(const struct pp_recycle_cnt *before,
+			    const struct pp_recycle_cnt *after, u64 allocated)
+{
+	struct pp_recycle_cnt *s = &pp_path_sum;
+	struct pp_origin *o = &pp_origin_sum;
+	s64 ring, cached, fresh;
+	unsigned int i;
+
+	if (!before->valid || !after->valid)
+		return;
+	s->valid = true;
+	for (i = 0; i < ARRAY_SIZE(s->path); i++)
+		s->path[i] += after->path[i] - before->path[i];
+	s->ring_full += after->ring_full - before->ring_full;
+
+	fresh = (u32)(after->hold_cnt - before->hold_cnt);
+	cached = after->path[PP_FAST] - before->path[PP_FAST];
+	ring = (s64)allocated + after->cached - before->cached - fresh - cached;
+	o->cache += cached;
+	o->ring += max_t(s64, ring, 0);
+	o->page_allocator += fresh;
+}
+
+/*
+ * One line per page_pool test: where the pages handed out came from and
+ * where they went back to.
+ */
+static void pp_path_print(const char *type, enum pp_path path)
+{
+	const struct pp_recycle_cnt *s = &pp_path_sum;
+	const struct pp_origin *o = &pp_origin_sum;
+
+	if (!s->valid) {
+		pr_info("Path:%s expect:%s not checked: CONFIG_PAGE_POOL_STATS off\n",
+			type, pp_path_key[path]);
+		return;
+	}
+	pr_info("Path:%s expect:%s alloc from_cache:%llu from_ring:%llu from_page_allocator:%llu recycle cached:%llu ring:%llu released:%llu ring_full:%llu\n",
+		type, pp_path_key[path], o->cache, o->ring, o->page_allocator,
+		s->path[PP_FAST], s->path[PP_RING], s->path[PP_SLOW],
+		s->ring_full);
+}
 
 static void pp_recycle_cnt_read(struct page_pool *pp, struct pp_recycle_cnt *c)
 {
 	memset(c, 0, sizeof(*c));
+	/* Only the allocating context changes these, and it is idle here */
+	c->hold_cnt = READ_ONCE(pp->pages_state_hold_cnt);
+	c->cached = READ_ONCE(pp->alloc.count);
 #ifdef CONFIG_PAGE_POOL_STATS
 	{
 		struct page_pool_stats stats = {};
@@ -386,24 +479,24 @@ static int pp_warmup(struct page_pool *pp)
 struct bench_test {
 	const char *name;
 	enum bench_bit bit;
-	int (*run)(const struct bench_test *t);
+	int (*run)(const struct bench_test *t, const char *label);
 	bench_chunk_fn chunk;	/* baselines */
 	unsigned int mult;	/* baselines: loops multiplier */
 	enum pp_path path;	/* page_pool tests */
 	bool softirq;		/* page_pool tests */
 };
 
-static int bench_baseline_run(const struct bench_test *t)
+static int bench_baseline_run(const struct bench_test *t, const char *label)
 {
 	struct time_bench_record rec;
 	int err;
 
 	time_bench_init(&rec, 0);
 	err = bench_run_chunks(t->chunk, NULL, (u64)loops * t->mult, &rec);
-	return err ? err : bench_report(t->name, NULL, &rec);
+	return err ? err : bench_report(t->name, label, &rec);
 }
 
-static int bench_pp_run(const struct bench_test *t)
+static int bench_pp_run(const struct bench_test *t, const char *label)
 {
 	struct pp_recycle_cnt before, after;
 	struct time_bench_record rec;
@@ -426,6 +519,7 @@ static int bench_pp_run(const struct bench_test *t)
 		else
 			err = bench_run_chunks(pp_chunk, &b, loops, &rec);
 		pp_recycle_cnt_read(b.pp, &after);
+		pp_path_sum_add(&before, &after, rec.invoked_cnt);
 		if (!err)
 			err = pp_check_path(t->name, t->path, rec.invoked_cnt,
 					    &before, &after);
@@ -433,7 +527,7 @@ static int bench_pp_run(const struct bench_test *t)
 	/* Every page is back in the pool: this frees them all at once */
 	page_pool_destroy(b.pp);
 
-	return err ? err : bench_report(t->name, NULL, &rec);
+	return err ? err : bench_report(t->name, label, &rec);
 }
 
 /*
@@ -562,10 +656,10 @@ static int xcpu_rounds(struct xcpu_test *x, u32 batch)
 }
 
 static int xcpu_report(const struct bench_test *t, struct xcpu_test *x,
-		       u32 batch)
+		       u32 batch, const char *rep_label)
 {
 	struct time_bench_record sum;
-	char label[16];
+	char label[16 + BENCH_LABEL_MAX];
 	unsigned int k;
 	int err;
 
@@ -573,17 +667,18 @@ static int xcpu_report(const struct bench_test *t, struct xcpu_test *x,
 	for (k = 0; k < x->nr_ret; k++) {
 		struct xcpu_returner *r = &x->ret[k];
 
-		snprintf(label, sizeof(label), "cpu:%d", r->cpu);
+		snprintf(label, sizeof(label), "cpu:%d%s%s", r->cpu,
+			 rep_label ? " " : "", rep_label ? rep_label : "");
 		err = bench_report(t->name, label, &r->rec);
 		if (err)
 			return err;
 		time_bench_add(&sum, &r->rec);
 	}
 	/* Mean over all returned pages; the period is summed over CPUs */
-	return bench_report("cross_cpu_return_avg", NULL, &sum);
+	return bench_report("cross_cpu_return_avg", rep_label, &sum);
 }
 
-static int bench_xcpu_run(const struct bench_test *t)
+static int bench_xcpu_run(const struct bench_test *t, const char *label)
 {
 	struct pp_recycle_cnt before, after;
 	unsigned int nr = returning_cpus;
@@ -672,9 +767,16 @@ static int bench_xcpu_run(const struct bench_test *t)
 	pp_recycle_cnt_read(x->pp, &before);
 	err = xcpu_rounds(x, batch);
 	pp_recycle_cnt_read(x->pp, &after);
+	pp_path_sum_add(&before, &after, (u64)nr * loops);
 	if (!err && after.valid && after.ring_full != before.ring_full)
 		pr_warn("Type:%s %llu pages found the ptr_ring full\n",
 			t->name, after.ring_full - before.ring_full);
+	/* Some pages may miss the ring, but the test is void without it */
+	if (!err && after.valid && after.path[PP_RING] == before.path[PP_RING]) {
+		pr_err("Type:%s no page was returned via %s\n",
+		       t->name, pp_path_name[PP_RING]);
+		err = -EIO;
+	}
 
 out_stop:
 	for (k = 0; k < started; k++)
@@ -682,7 +784,7 @@ out_stop:
 	/* All pages are back in the pool: this frees them */
 	page_pool_destroy(x->pp);
 	if (!err)
-		err = xcpu_report(t, x, batch);
+		err = xcpu_report(t, x, batch, label);
 out_free:
 	if (pinned)
 		set_cpus_allowed_ptr(current, cpu_possible_mask);
@@ -713,8 +815,36 @@ static const struct bench_test bench_tests[] = {
 	  .path = PP_RING, .softirq = true },
 	{ "tasklet_page_pool03_slow", BENCH_BIT_BH_SLOW, bench_pp_run,
 	  .path = PP_SLOW, .softirq = true },
-	{ "cross_cpu_return", BENCH_BIT_CROSS_CPU, bench_xcpu_run },
+	{ "cross_cpu_return", BENCH_BIT_CROSS_CPU, bench_xcpu_run,
+	  .path = PP_RING },
 };
+
+static bool bench_is_pp(const struct bench_test *t)
+{
+	return t->run != bench_baseline_run;
+}
+
+/* Run all repetitions of @t, stopping at the first failure */
+static int bench_test_run(const struct bench_test *t)
+{
+	char label[BENCH_LABEL_MAX];
+	unsigned int rep;
+	int err = 0;
+
+	memset(&pp_path_sum, 0, sizeof(pp_path_sum));
+	memset(&pp_origin_sum, 0, sizeof(pp_origin_sum));
+	for (rep = 1; rep <= repeat; rep++) {
+		if (bench_aborted())
+			return -EINTR;
+		snprintf(label, sizeof(label), "rep:%u/%u", rep, repeat);
+		err = t->run(t, repeat > 1 ? label : NULL);
+		if (err)
+			break;
+	}
+	if (bench_is_pp(t) && err != -EINTR)
+		pp_path_print(t->name, t->path);
+	return err;
+}
 
 static int bench_thread(void *unused)
 {
@@ -728,7 +858,7 @@ static int bench_thread(void *unused)
 			continue;
 		if (bench_aborted())
 			break;
-		err = t->run(t);
+		err = bench_test_run(t);
 		if (err == -EINTR && bench_aborted())
 			break;
 		bench_ran++;
@@ -774,6 +904,11 @@ static int bench_check_params(void)
 		       bench_cpu);
 		return -EINVAL;
 	}
+	if (!repeat || repeat > BENCH_REPEAT_MAX) {
+		pr_err("invalid repeat=%u: must be 1..%u\n",
+		       repeat, BENCH_REPEAT_MAX);
+		return -EINVAL;
+	}
 	if (!returning_cpus) {
 		pr_err("invalid returning_cpus=0: must be at least 1\n");
 		return -EINVAL;
@@ -801,8 +936,9 @@ static int __init bench_page_pool_init(void)
 	if (err)
 		return err;
 
-	pr_info("run start tag:%s loops:%lu run_flags:0x%lx returning_cpus:%u cpu:%d\n",
-		bench_tag(), loops, run_flags, returning_cpus, bench_cpu);
+	pr_info("run start tag:%s loops:%lu run_flags:0x%lx returning_cpus:%u cpu:%d repeat:%u\n",
+		bench_tag(), loops, run_flags, returning_cpus, bench_cpu,
+		repeat);
 
 	init_completion(&bench_done);
 	task = kthread_create(bench_thread, NULL, "pp_bench");

@@ -1,0 +1,530 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Project tests for tools/testing/selftests/net/bench/bench_compare.py and
+# ptr_ring_test --json (not part of the kernel series):
+#
+#   - the Student t distribution and Welch's test against known values, and
+#     the false positive rate of A/A comparisons close to alpha,
+#   - --validate accepts good files and rejects each kind of bad one,
+#   - unreadable, invalid or incomparable files and usage errors exit 2,
+#   - A/A: no significant difference; +10 % ns on one test: significant,
+#     --threshold 5 fails, --threshold 20 passes,
+#   - deterministic files: +3 instructions on one test is "exact" and fails
+#     --threshold 0,
+#   - --format markdown is a pipe table, emulated runs carry a note,
+#   - real ptr_ring_test --json output validates and compares.
+#
+# Fixtures are generated in a temporary directory by gen() below, with
+# their statistics computed by Python's statistics module, independently of
+# bench_compare.py.  Prints "ok - ..." / "not ok - ..." per check; exits 1
+# if anything failed.
+
+set -u
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+KSRC=${KSRC:-/root/.cache/src/linux-source-7.2}
+BENCH=$REPO/tools/testing/selftests/net/bench
+CMP=$BENCH/bench_compare.py
+PTR_RING=$REPO/tools/testing/selftests/ptr_ring
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compare_tests.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# gen OUT.json [key=value...]: a synthetic result file (see the defaults).
+gen()
+{
+	python3 - "$@" <<'EOF'
+import json
+import random
+import statistics
+import sys
+
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+        2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
+        2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
+        2.048, 2.045, 2.042)
+opt = {'seed': '1', 'reps': '10', 'mode': 'hardware', 'unit': 'tsc-cycles',
+       'benchmark': 'ptr_ring_test', 'slow': '', 'pct': '0', 'extra': '0',
+       'count': '100000', 'noise': '0.01'}
+opt.update(a.split('=', 1) for a in sys.argv[2:])
+rnd = random.Random(int(opt['seed']))
+base = {'single': 20.0, 'spsc': 12.0, 'batch_consume': 8.0,
+        'batch_produce': 10.0, 'resize': 15.0}
+
+
+def stats(v):
+    n, m = len(v), statistics.mean(v)
+    sd = statistics.stdev(v) if n > 1 else None
+    half = (T975[n - 2] if n <= 31 else 1.96) * sd / n ** 0.5 \
+        if n > 1 else None
+    return {'min': min(v), 'median': statistics.median(v), 'mean': m,
+            'stddev': sd,
+            'ci95': [m - half, m + half] if n > 1 else None}
+
+
+tests = []
+for name, ns in base.items():
+    reps = []
+    scale = 1 + float(opt['pct']) / 100 if name == opt['slow'] else 1
+    for _ in range(int(opt['reps'])):
+        t = ns * scale * rnd.gauss(1, float(opt['noise']))
+        if opt['unit'] == 'instructions':
+            cyc = 1000.0 + (int(opt['extra']) if name == opt['slow'] else 0)
+        else:
+            cyc = round(t * 2.1, 6)
+        reps.append({'cycles': cyc, 'ns': round(t, 6),
+                     'elements': int(opt['count'])})
+    tests.append({'name': name, 'status': 'pass', 'path_check': 'not checked',
+                  'reps': reps,
+                  'stats': {k: stats([r[k] for r in reps])
+                            for k in ('cycles', 'ns')}})
+doc = {'schema': 'kselftest-bench', 'version': 1,
+       'benchmark': opt['benchmark'],
+       'run': {'mode': opt['mode'], 'kernel_release': '7.2.0-test',
+               'cpu_model': 'Test CPU "quoted" \\ 3.0GHz',
+               'date': '2026-11-30T12:00:00Z',
+               'parameters': {'size': 1024, 'count': int(opt['count']),
+                              'reps': int(opt['reps'])},
+               'config': {'preempt': 'full', 'debug': [],
+                          'page_pool_stats': None}},
+       'unit': {'cycles': opt['unit'], 'time': 'ns'},
+       'tests': tests}
+with open(sys.argv[1], 'w') as f:
+    json.dump(doc, f, indent=1)
+EOF
+}
+
+# mutate IN OUT PYTHON: OUT is IN after PYTHON ran on its parsed form 'd'.
+mutate()
+{
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))' "$@"
+}
+
+# py NAME EXPR: ok when the Python EXPR, with bench_compare imported as b,
+# is true.
+py()
+{
+	local out
+
+	if out=$(PYTHONPATH=$BENCH python3 -c "
+import sys
+import bench_compare as b
+v = $2
+print(v)
+sys.exit(0 if v else 1)" 2>&1); then
+		ok "$1"
+	else
+		not_ok "$1" "$2" "$out"
+	fi
+}
+
+test_stats()
+{
+	py "t=2.228, df=10: two-sided p = 0.05" \
+		"abs(b.t_two_sided_p(2.228, 10) - 0.05) < 5e-4"
+	py "t=12.706, df=1: two-sided p = 0.05" \
+		"abs(b.t_two_sided_p(12.706, 1) - 0.05) < 5e-4"
+	py "t=1.96, df=1e6: two-sided p = 0.05 (normal limit)" \
+		"abs(b.t_two_sided_p(1.96, 1e6) - 0.05) < 5e-4"
+	py "t=2.0, df=5: CDF(-t) = 0.05097" \
+		"abs(b.t_cdf(-2.0, 5) - 0.050970) < 1e-5"
+	py "t=0: p = 1, CDF 0.5" \
+		"b.t_two_sided_p(0, 4) == 1 and abs(b.t_cdf(0, 4) - 0.5) < 1e-12"
+	py "incomplete beta: I_x(a,b) = 1 - I_(1-x)(b,a), I_.5(2,2) = .5" \
+		"abs(b.betainc(2.5, 0.5, 0.3) + b.betainc(0.5, 2.5, 0.7) - 1) < 1e-12 and abs(b.betainc(2, 2, 0.5) - 0.5) < 1e-12"
+	py "Welch: 1..5 vs 2,4..10: t=1.897, df=5.882, p=0.1075 (R t.test)" \
+		"all(abs(x - y) < 1e-3 for x, y in zip(b.welch([1, 2, 3, 4, 5], [2, 4, 6, 8, 10]), (1.8974, 5.8824, 0.1075)))"
+	py "A/A false positive rate over 2000 pairs is alpha (3.5..6.5 %)" \
+		"(lambda r: 0.035 < sum(b.welch([r.gauss(0, 1) for _ in range(8)], [r.gauss(0, 2) for _ in range(5)])[2] < 0.05 for _ in range(2000)) / 2000 < 0.065)(__import__('random').Random(5))"
+}
+
+# rejects NAME PYTHON ERE: a file mutated by PYTHON fails --validate with
+# exit 1 and a message matching ERE.
+rejects()
+{
+	local f=$tmp/bad-$RANDOM.json
+
+	mutate "$tmp/good.json" "$f" "$2"
+	if expect_rc "--validate rejects $1 (exit 1)" 1 "$tmp/v.log" \
+	   "$CMP" --validate "$f"; then
+		expect_grep "--validate says why: $1" "$tmp/v.log" "$3"
+	fi
+}
+
+test_validate()
+{
+	local t='d["tests"][0]'
+
+	gen "$tmp/good.json"
+	gen "$tmp/det.json" unit=instructions mode=deterministic
+	gen "$tmp/one.json" reps=1
+	mutate "$tmp/good.json" "$tmp/skip.json" \
+		"${t}['status'] = 'skip'; ${t}['reps'] = []; ${t}['stats'] = None"
+	mutate "$tmp/good.json" "$tmp/nocyc.json" \
+		"d['unit']['cycles'] = None
+for t in d['tests']:
+    [r.pop('cycles') for r in t['reps']]; t['stats'].pop('cycles')"
+	expect_rc "--validate accepts good files (plain, deterministic, 1 rep, skipped test, no cycles)" \
+		0 "$tmp/v.log" "$CMP" --validate "$tmp/good.json" \
+		"$tmp/det.json" "$tmp/one.json" "$tmp/skip.json" "$tmp/nocyc.json"
+	expect_grep "--validate prints 'FILE: ok'" "$tmp/v.log" 'good\.json: ok$'
+
+	rejects "a missing key" "del d['run']" 'no "run"'
+	rejects "another schema" "d['schema'] = 'other'" "schema: 'other'"
+	rejects "another version" "d['version'] = 2" 'version: 2'
+	rejects "an unknown benchmark" "d['benchmark'] = 'x'" "benchmark: 'x'"
+	rejects "an unknown run mode" "d['run']['mode'] = 'cloud'" "run.mode: 'cloud'"
+	rejects "a date that is not ISO 8601" "d['run']['date'] = 'yesterday'" 'run.date'
+	rejects "a parameter that is a list" "d['run']['parameters']['x'] = [1]" 'run.parameters.x'
+	rejects "a page_pool_stats string" "d['run']['config']['page_pool_stats'] = 'y'" 'page_pool_stats'
+	rejects "an unknown cycles unit" "d['unit']['cycles'] = 'ms'" "unit.cycles: 'ms'"
+	rejects "an unknown status" "${t}['status'] = 'ok'" "status: 'ok'"
+	rejects "an unknown path_check" "${t}['path_check'] = 'yes'" "path_check: 'yes'"
+	rejects "no reps on a passed test" "${t}['reps'] = []; ${t}['stats'] = None" 'reps: empty'
+	rejects "a string ns" "${t}['reps'][0]['ns'] = '1.0'" 'reps\[0\]\.ns'
+	rejects "zero elements" "${t}['reps'][1]['elements'] = 0" 'reps\[1\]\.elements'
+	rejects "cycles in some reps only" "${t}['reps'][0].pop('cycles')" 'in some reps only'
+	rejects "a mean that is not the reps' mean" "${t}['stats']['ns']['mean'] *= 1.01" 'stats\.ns\.mean: .* but the reps give'
+	rejects "a wrong median" "${t}['stats']['cycles']['median'] += 1" 'stats\.cycles\.median'
+	rejects "a wrong stddev" "${t}['stats']['ns']['stddev'] *= 2" 'stats\.ns\.stddev'
+	rejects "a wrong ci95" "${t}['stats']['ns']['ci95'][1] += 1" 'stats\.ns\.ci95 hi'
+	rejects "a missing stat" "del ${t}['stats']['ns']['min']" 'no "min"'
+	rejects "a test listed twice" "d['tests'].append(d['tests'][0])" 'listed twice'
+}
+
+test_errors()
+{
+	local f
+
+	printf '{"schema": ' >"$tmp/trunc.json"
+	mutate "$tmp/good.json" "$tmp/pp.json" "d['benchmark'] = 'bench_page_pool'"
+	expect_rc "invalid JSON: exit 2" 2 "$tmp/e.log" \
+		"$CMP" "$tmp/trunc.json" "$tmp/good.json" &&
+		expect_grep "invalid JSON: says so" "$tmp/e.log" 'trunc\.json: not valid JSON'
+	expect_rc "invalid JSON under --validate: exit 2" 2 "$tmp/e.log" \
+		"$CMP" --validate "$tmp/trunc.json"
+	expect_rc "missing file: exit 2" 2 "$tmp/e.log" \
+		"$CMP" "$tmp/good.json" "$tmp/none.json" &&
+		expect_grep "missing file: says so" "$tmp/e.log" 'none\.json: cannot read'
+	f=$tmp/badmean.json
+	mutate "$tmp/good.json" "$f" "d['tests'][1]['stats']['ns']['mean'] += 1"
+	expect_rc "an invalid file given to compare: exit 2" 2 "$tmp/e.log" \
+		"$CMP" "$tmp/good.json" "$f" &&
+		expect_grep "an invalid file given to compare: says why" \
+			"$tmp/e.log" 'not a valid kselftest-bench file'
+	expect_rc "different benchmarks: exit 2" 2 "$tmp/e.log" \
+		"$CMP" "$tmp/good.json" "$tmp/pp.json" &&
+		expect_grep "different benchmarks: says so" "$tmp/e.log" \
+			"benchmark 'bench_page_pool', but .* is 'ptr_ring_test'"
+	expect_rc "unit mismatch (tsc-cycles vs instructions): exit 2" 2 \
+		"$tmp/e.log" "$CMP" "$tmp/good.json" "$tmp/det.json" &&
+		expect_grep "unit mismatch: says so" "$tmp/e.log" 'not comparable'
+	expect_rc "one file only: exit 2" 2 "$tmp/e.log" "$CMP" "$tmp/good.json"
+	expect_rc "--format html: exit 2" 2 "$tmp/e.log" \
+		"$CMP" --format html "$tmp/good.json" "$tmp/good.json"
+	expect_rc "--threshold abc: exit 2" 2 "$tmp/e.log" \
+		"$CMP" --threshold abc "$tmp/good.json" "$tmp/good.json"
+	expect_rc "--threshold -1: exit 2" 2 "$tmp/e.log" \
+		"$CMP" --threshold -1 "$tmp/good.json" "$tmp/good.json"
+}
+
+# verdict LOG TEST: the verdict column of TEST in a text table.
+verdict()
+{
+	awk -v t="$2" '$1 == t { print $NF }' "$1"
+}
+
+test_compare()
+{
+	local log=$tmp/c.log
+
+	gen "$tmp/a1.json" seed=11
+	gen "$tmp/a2.json" seed=12
+	gen "$tmp/slow.json" seed=13 slow=spsc pct=10
+	expect_rc "A/A: exit 0 with --threshold 0" 0 "$log" \
+		"$CMP" --threshold 0 "$tmp/a1.json" "$tmp/a2.json"
+	if grep -q significant "$log"; then
+		not_ok "A/A: no test reported significant" "$(cat "$log")"
+	else
+		ok "A/A: no test reported significant"
+	fi
+	expect_grep "header names the test used" "$log" "Welch's t-test, alpha 0.05"
+	expect_grep "header names both runs" "$log" '^before: 7\.2\.0-test, hardware'
+	expect_grep "table has a row per test" "$log" '^batch_produce +[0-9]'
+
+	"$CMP" "$tmp/a1.json" "$tmp/slow.json" >"$log" 2>&1
+	if [ "$(verdict "$log" spsc)" = significant ]; then
+		ok "+10 % ns on spsc: significant"
+	else
+		not_ok "+10 % ns on spsc: significant" "$(cat "$log")"
+	fi
+	if [ "$(grep -c ' significant$' "$log")" -eq 1 ]; then
+		ok "+10 % ns on spsc: the other tests are not significant"
+	else
+		not_ok "+10 % ns on spsc: the other tests are not significant" "$(cat "$log")"
+	fi
+	expect_grep "+10 % ns on spsc: change is about +10 %" "$log" \
+		'^spsc .* \+(9|10|11)\.[0-9]%  significant$'
+	expect_rc "+10 % ns: --threshold 5 exits 1" 1 "$log" \
+		"$CMP" --threshold 5 "$tmp/a1.json" "$tmp/slow.json" &&
+		expect_grep "--threshold 5 names the test" "$log" '^  spsc: \+'
+	expect_rc "+10 % ns: --threshold 20 exits 0" 0 "$log" \
+		"$CMP" --threshold 20 "$tmp/a1.json" "$tmp/slow.json"
+	expect_rc "a speed-up does not fail --threshold 0" 0 "$log" \
+		"$CMP" --threshold 0 "$tmp/slow.json" "$tmp/a1.json"
+
+	expect_rc "three files: exit 1 at --threshold 5 (second after is slower)" 1 \
+		"$log" "$CMP" --threshold 5 "$tmp/a1.json" "$tmp/a2.json" "$tmp/slow.json"
+	if [ "$(grep -c '(before) vs ' "$log")" -eq 2 ]; then
+		ok "three files: two comparisons against the first"
+	else
+		not_ok "three files: two comparisons against the first" "$(cat "$log")"
+	fi
+
+	gen "$tmp/r1a.json" reps=1 seed=1
+	gen "$tmp/r1b.json" reps=1 seed=2 slow=spsc pct=50
+	expect_rc "one rep: exit 0 at --threshold 5 (not significant)" 0 "$log" \
+		"$CMP" --threshold 5 "$tmp/r1a.json" "$tmp/r1b.json"
+	expect_grep "one rep: verdict n/a (needs >= 2 reps)" "$log" \
+		'^spsc .*n/a \(needs >= 2 reps\)$'
+
+	gen "$tmp/d1.json" unit=instructions mode=deterministic seed=1
+	gen "$tmp/d2.json" unit=instructions mode=deterministic seed=2
+	gen "$tmp/d3.json" unit=instructions mode=deterministic seed=3 \
+		slow=resize extra=3
+	expect_rc "deterministic, same counts: exit 0 at --threshold 0" 0 "$log" \
+		"$CMP" --threshold 0 "$tmp/d1.json" "$tmp/d2.json"
+	expect_rc "deterministic, +3 instructions: exit 1 at --threshold 0" 1 \
+		"$log" "$CMP" --threshold 0 "$tmp/d1.json" "$tmp/d3.json"
+	expect_grep "deterministic, +3 instructions: 'exact'" "$log" \
+		'^resize +1000\.0 +1003\.0 +\+3\.0 .* \+0\.3%  exact$'
+	expect_grep "deterministic: other tests 'same'" "$log" '^spsc .* same$'
+	expect_rc "deterministic, +3 instructions: exit 0 at --threshold 1" 0 \
+		"$log" "$CMP" --threshold 1 "$tmp/d1.json" "$tmp/d3.json"
+
+	gen "$tmp/emu.json" mode=emulated seed=4
+	"$CMP" "$tmp/a1.json" "$tmp/emu.json" >"$log" 2>&1
+	expect_grep "emulated run: header note" "$log" \
+		'emu\.json: figures are from emulation, not hardware'
+	expect_grep "different run modes: header note" "$log" \
+		'^note: measured differently \(hardware vs emulated\)'
+	mutate "$tmp/a1.json" "$tmp/dbg.json" \
+		"d['run']['config']['debug'] = ['CONFIG_KASAN']"
+	"$CMP" "$tmp/a1.json" "$tmp/dbg.json" >"$log" 2>&1
+	expect_grep "debug options: header note" "$log" \
+		'dbg\.json: debug options CONFIG_KASAN: figures are not those'
+	mutate "$tmp/a2.json" "$tmp/pc.json" "d['tests'][2]['path_check'] = 'failed'"
+	"$CMP" "$tmp/a1.json" "$tmp/pc.json" >"$log" 2>&1
+	expect_grep "failed path check: header note" "$log" \
+		'^note: .*pc\.json: path check failed for batch_consume'
+	mutate "$tmp/a2.json" "$tmp/a2r.json" "del d['tests'][4]"
+	"$CMP" "$tmp/a1.json" "$tmp/a2r.json" >"$log" 2>&1
+	if [ "$(grep -cE '  (noise|significant)$' "$log")" -eq 4 ] &&
+	   ! grep -q '^resize ' "$log"; then
+		ok "a test missing from one file is left out"
+	else
+		not_ok "a test missing from one file is left out" "$(cat "$log")"
+	fi
+	mutate "$tmp/a2.json" "$tmp/a2x.json" \
+		"[t.update(name='x' + t['name']) for t in d['tests']]"
+	expect_rc "no test in common: exit 2" 2 "$log" \
+		"$CMP" "$tmp/a1.json" "$tmp/a2x.json"
+	mutate "$tmp/a1.json" "$tmp/a1p.json" "d['run']['parameters']['count'] = 5"
+	"$CMP" "$tmp/a1.json" "$tmp/a1p.json" >"$log" 2>&1
+	expect_grep "header lists the parameters that differ" "$log" \
+		'^parameters that differ: count 100000 -> 5$'
+
+	"$CMP" --format markdown "$tmp/a1.json" "$tmp/slow.json" >"$log" 2>&1
+	if python3 - "$log" <<'EOF'; then
+import re
+import sys
+
+rows = [ln.rstrip('\n') for ln in open(sys.argv[1]) if ln.startswith('|')]
+cells = [len(re.split(r'(?<!\\)\|', r)) - 2 for r in rows]
+assert len(rows) == 7, rows
+assert all(r.endswith('|') for r in rows), rows
+assert len(set(cells)) == 1 and cells[0] == 9, cells
+assert re.fullmatch(r'\|(:?-+:?\|)+', rows[1]), rows[1]
+assert rows[0].startswith('| test |'), rows[0]
+EOF
+		ok "--format markdown: a pipe table (header, separator, 5 rows of 9 cells)"
+	else
+		not_ok "--format markdown: a pipe table" "$(cat "$log")"
+	fi
+}
+
+# Build ptr_ring_test natively, the tree laid over KSRC as symlinks.
+build_ptr_ring()
+{
+	local tree=$tmp/tree sel=$tmp/tree/tools/testing/selftests entry
+
+	mkdir -p "$sel/ptr_ring" "$tmp/bin" || return 1
+	for entry in include scripts Makefile; do
+		ln -s "$KSRC/$entry" "$tree/$entry" || return 1
+	done
+	for entry in "$KSRC"/tools/testing/selftests/*; do
+		ln -s "$entry" "$sel/" || return 1
+	done
+	for entry in "$PTR_RING"/*; do
+		ln -s "$entry" "$sel/ptr_ring/" || return 1
+	done
+	make -s -j1 -C "$sel/ptr_ring" KSRC="$tree" OUTPUT="$tmp/bin" \
+		>"$tmp/build.log" 2>&1 && test -x "$tmp/bin/ptr_ring_test"
+}
+
+test_real()
+{
+	local log=$tmp/r.log bin=$tmp/bin/ptr_ring_test n
+
+	if [ ! -f "$KSRC/include/linux/ptr_ring.h" ]; then
+		echo "# $KSRC not found, skipping the real ptr_ring_test runs"
+		return
+	fi
+	if ! build_ptr_ring; then
+		not_ok "ptr_ring_test: native build" "$(cat "$tmp/build.log")"
+		return
+	fi
+	ok "ptr_ring_test: native build"
+
+	expect_rc "ptr_ring_test --json FILE: exit 0" 0 "$log" \
+		"$bin" --count 20000 --reps 5 --json "$tmp/real1.json"
+	expect_grep "ptr_ring_test --json: KTAP output unchanged" "$log" \
+		'^# resize: ns_per_item min [0-9.]+ median [0-9.]+ max'
+	expect_rc "ptr_ring_test --json /dev/full: exit 1" 1 "$log" \
+		"$bin" -m single -n 1000 -r 1 --json /dev/full &&
+		expect_grep "ptr_ring_test --json /dev/full: says so" "$log" \
+			'^# --json: writing /dev/full failed: '
+	"$bin" -n 20000 -r 5 -j "$tmp/real2.json" >/dev/null 2>&1
+	BENCH_DETERMINISTIC=1 "$bin" -n 20000 -r 3 -m single,spsc \
+		-j "$tmp/real-det.json" >/dev/null 2>&1
+	expect_rc "real output validates (2 runs, BENCH_DETERMINISTIC=1 run)" 0 \
+		"$log" "$CMP" --validate "$tmp/real1.json" "$tmp/real2.json" \
+		"$tmp/real-det.json"
+	py "real output: 5 tests with 5 reps, unit, mode, date" \
+		"(lambda d: [len(t['reps']) for t in d['tests']] == [5] * 5 and d['unit']['time'] == 'ns' and d['run']['mode'] in b.RUN_MODES and d['run']['date'].endswith('Z'))(b.load('$tmp/real1.json'))"
+	py "BENCH_DETERMINISTIC=1: mode deterministic, unit instructions (x86)" \
+		"(lambda d: d['run']['mode'] == 'deterministic' and d['unit']['cycles'] in ('instructions', None))(b.load('$tmp/real-det.json'))"
+
+	expect_rc "real output against itself: exit 0 at --threshold 0" 0 "$log" \
+		"$CMP" --threshold 0 "$tmp/real1.json" "$tmp/real1.json"
+	if grep -q significant "$log"; then
+		not_ok "real output against itself: nothing significant" "$(cat "$log")"
+	else
+		ok "real output against itself: nothing significant"
+	fi
+	expect_rc "real output against a second run: exit 0" 0 "$log" \
+		"$CMP" "$tmp/real1.json" "$tmp/real2.json"
+	n=$(grep -cE '^(single|spsc|batch_consume|batch_produce|resize) .*  (significant|noise)$' "$log")
+	if [ "$n" -eq 5 ]; then
+		ok "real output against a second run: a verdict per test"
+	else
+		not_ok "real output against a second run: a verdict per test" "$(cat "$log")"
+	fi
+	cp "$log" "$OUT/compare-real.txt"
+	"$CMP" --format markdown "$tmp/real1.json" "$tmp/real2.json" \
+		>"$OUT/compare-real.md" 2>&1
+}
+
+# fake_env CPUINFO CONFIG OUT: ptr_ring_test --json OUT in a mount namespace
+# where /proc/cpuinfo is CPUINFO and /boot holds only CONFIG (if not empty)
+# as the running kernel's configuration.
+fake_env()
+{
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c '
+		mount --bind "$1" /proc/cpuinfo &&
+		mount -t tmpfs none /boot &&
+		{ [ ! -s "$2" ] || cp "$2" "/boot/config-$(uname -r)"; } &&
+		"$4" -m single -n 10000 -r 2 -j "$3" >/dev/null 2>&1' \
+		sh "$1" "$2" "$3" "$tmp/bin/ptr_ring_test"
+}
+
+# Where the figures were measured: run mode, CPU model and configuration.
+test_run_info()
+{
+	local cpu=$tmp/cpuinfo cfg=$tmp/kconfig
+
+	if [ ! -x "$tmp/bin/ptr_ring_test" ]; then
+		return
+	elif [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+		echo "# no mount namespace (not root?): run mode detection not checked"
+		return
+	fi
+	printf 'processor\t: 0\nmodel name\t: QEMU TCG CPU version 2.5+ "a\\b"\nflags\t\t: fpu tsc hypervisor\n\n' >"$cpu"
+	printf '%s\n' CONFIG_PREEMPT_VOLUNTARY=y CONFIG_KASAN=y \
+		'# CONFIG_DEBUG_VM is not set' CONFIG_LOCKDEP=m \
+		CONFIG_PAGE_POOL_STATS=y >"$cfg"
+	fake_env "$cpu" "$cfg" "$tmp/emu.json"
+	py "QEMU TCG model name: run.mode emulated, cpu_model escaped" \
+		"(lambda r: r['mode'] == 'emulated' and r['cpu_model'] == 'QEMU TCG CPU version 2.5+ \"a\\\\b\"')(b.load('$tmp/emu.json')['run'])"
+	py "/boot/config-RELEASE: preempt, debug options, page_pool_stats" \
+		"b.load('$tmp/emu.json')['run']['config'] == {'preempt': 'VOLUNTARY', 'debug': ['KASAN'], 'page_pool_stats': True}"
+	sed -i 's/QEMU TCG/Other/' "$cpu"
+	: >"$cfg"
+	fake_env "$cpu" "$cfg" "$tmp/vm.json"
+	py "hypervisor flag: run.mode virtual-machine" \
+		"b.load('$tmp/vm.json')['run']['mode'] == 'virtual-machine'"
+	py "no /boot/config-RELEASE: debug [], page_pool_stats null" \
+		"(lambda c: c['debug'] == [] and c['page_pool_stats'] is None and isinstance(c['preempt'], str))(b.load('$tmp/vm.json')['run']['config'])"
+	sed -i 's/ hypervisor//' "$cpu"
+	fake_env "$cpu" "$cfg" "$tmp/hw.json"
+	py "no hypervisor flag: run.mode hardware" \
+		"b.load('$tmp/hw.json')['run']['mode'] == 'hardware'"
+	expect_rc "the three files validate" 0 "$tmp/v.log" \
+		"$CMP" --validate "$tmp/emu.json" "$tmp/vm.json" "$tmp/hw.json"
+}
+
+# bench_compare.py reads as a kernel tools/ script: SPDX line, executable,
+# stdlib only, PEP 8 line lengths (pycodestyle when installed), checkpatch.
+test_style()
+{
+	local ckp=$KSRC/scripts/checkpatch.pl
+
+	if [ -x "$CMP" ] && sed -n 2p "$CMP" |
+	   grep -qx '# SPDX-License-Identifier: GPL-2.0'; then
+		ok "bench_compare.py: executable, SPDX line"
+	else
+		not_ok "bench_compare.py: executable, SPDX line"
+	fi
+	py "bench_compare.py imports the standard library only" \
+		"all(m in sys.stdlib_module_names for m in (n.split('.')[0] for n in __import__('re').findall(r'(?m)^(?:import|from) (\\S+)', open(b.__file__).read())))"
+	if awk 'length > 79 { print FILENAME ":" FNR; bad = 1 } END { exit bad }' \
+	   "$CMP" >"$tmp/len.log"; then
+		ok "bench_compare.py: lines of at most 79 characters"
+	else
+		not_ok "bench_compare.py: lines of at most 79 characters" \
+			"$(cat "$tmp/len.log")"
+	fi
+	if python3 -m pycodestyle --version >/dev/null 2>&1; then
+		check "bench_compare.py: pycodestyle" python3 -m pycodestyle "$CMP"
+	else
+		echo "# pycodestyle not installed, PEP 8 not checked beyond line length"
+	fi
+	if [ -x "$ckp" ]; then
+		check "checkpatch --strict bench_compare.py" \
+			"$ckp" --strict --quiet --no-tree -f "$CMP"
+		check "checkpatch --strict ptr_ring_test.c" \
+			"$ckp" --strict --quiet --no-tree -f "$PTR_RING/ptr_ring_test.c"
+	fi
+}
+
+main()
+{
+	test_style
+	test_stats
+	test_validate
+	test_errors
+	test_compare
+	test_real
+	test_run_info
+}
+
+main 2>&1 | tee "$tmp/results"
+! grep -q '^not ok' "$tmp/results"

@@ -1,0 +1,590 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare benchmark results in the kselftest-bench JSON format.
+
+bench_page_pool (test_bench_page_pool.sh --json) and ptr_ring_test --json
+write one file per run.  This compares each later file with the first,
+test by test, and prints a table to paste into mail: cycles and ns per
+element before and after (means of the repetitions), the change, and
+whether the change is larger than the noise of the repetitions (Welch's
+t-test, two-sided, alpha 0.05).  Deterministic runs (instruction counts)
+are compared exactly.
+
+Exit status: 0, or 1 when --threshold is exceeded or --validate finds a
+problem, 2 for unreadable or incomparable files and usage errors.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import sys
+
+SCHEMA = 'kselftest-bench'
+VERSION = 1
+ALPHA = 0.05
+BENCHMARKS = ('bench_page_pool', 'ptr_ring_test')
+RUN_MODES = ('hardware', 'virtual-machine', 'emulated', 'deterministic')
+CYCLE_UNITS = ('tsc-cycles', 'cycles', 'instructions')
+STATUSES = ('pass', 'fail', 'skip')
+PATH_CHECKS = ('ok', 'failed', 'not checked')
+STAT_KEYS = ('min', 'median', 'mean', 'stddev', 'ci95')
+
+# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom,
+# as the benchmarks use them for "ci95"; 1.96 beyond.
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+        2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
+        2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
+        2.048, 2.045, 2.042)
+
+
+class BenchError(Exception):
+    """A file that cannot be read or compared: exit status 2."""
+
+
+# Statistics
+
+def _betacf(a, b, x):
+    """Continued fraction of the incomplete beta function (Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = 1.0
+    d = 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 301):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) +
+                     a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t, df):
+    """P(T <= t) for Student's t with df degrees of freedom."""
+    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_two_sided_p(t, df):
+    """P(|T| >= |t|) for Student's t with df degrees of freedom."""
+    return betainc(df / 2.0, 0.5, df / (df + t * t))
+
+
+def mean(values):
+    return sum(values) / len(values)
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def variance(values):
+    m = mean(values)
+    return sum((x - m) ** 2 for x in values) / (len(values) - 1)
+
+
+def welch(a, b):
+    """Welch's t-test of two samples: (t, df, two-sided p)."""
+    va, vb = variance(a), variance(b)
+    sa, sb = va / len(a), vb / len(b)
+    diff = mean(b) - mean(a)
+    if sa + sb == 0.0:
+        # No spread at all: any difference is certain, none is none.
+        return (0.0, math.inf, 1.0) if diff == 0 else \
+            (math.copysign(math.inf, diff), math.inf, 0.0)
+    t = diff / math.sqrt(sa + sb)
+    df = (sa + sb) ** 2 / (sa ** 2 / (len(a) - 1) + sb ** 2 / (len(b) - 1))
+    return t, df, t_two_sided_p(t, df)
+
+
+def ci95_half_width(values):
+    n = len(values)
+    q = T975[n - 2] if n - 1 <= len(T975) else 1.96
+    return q * math.sqrt(variance(values)) / math.sqrt(n)
+
+
+# Validation
+
+def _is_num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and \
+        math.isfinite(x)
+
+
+def _close(got, want, slack=0.0):
+    return abs(got - want) <= 1e-3 * max(1.0, abs(want)) + slack
+
+
+def _check_stats(where, stats, values, problems):
+    if not isinstance(stats, dict):
+        problems.append(f'{where}: not an object')
+        return
+    for key in STAT_KEYS:
+        if key not in stats:
+            problems.append(f'{where}: no "{key}"')
+    if any(k not in stats for k in STAT_KEYS):
+        return
+    n = len(values)
+    want = {'min': min(values), 'median': median(values),
+            'mean': mean(values)}
+    for key, val in want.items():
+        if not _is_num(stats[key]):
+            problems.append(f'{where}.{key}: not a number')
+        elif not _close(stats[key], val):
+            problems.append(f'{where}.{key}: {stats[key]} but the reps '
+                            f'give {val:.6f}')
+    sd, ci = stats['stddev'], stats['ci95']
+    if n < 2:
+        if sd is not None and (not _is_num(sd) or sd != 0):
+            problems.append(f'{where}.stddev: must be null or 0 with one rep')
+        if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and
+                                   all(_is_num(x) for x in ci)):
+            problems.append(f'{where}.ci95: must be null or [lo, hi]')
+        return
+    want_sd = math.sqrt(variance(values))
+    if not _is_num(sd):
+        problems.append(f'{where}.stddev: not a number')
+    elif not _close(sd, want_sd):
+        problems.append(f'{where}.stddev: {sd} but the reps give '
+                        f'{want_sd:.6f}')
+    if not (isinstance(ci, list) and len(ci) == 2 and
+            all(_is_num(x) for x in ci)):
+        problems.append(f'{where}.ci95: not a [lo, hi] pair of numbers')
+        return
+    m, half = mean(values), ci95_half_width(values)
+    # 1 % of the half width: quantile tables rounded differently.
+    for got, val, side in ((ci[0], m - half, 'lo'), (ci[1], m + half, 'hi')):
+        if not _close(got, val, 0.01 * half):
+            problems.append(f'{where}.ci95 {side}: {got} but the reps give '
+                            f'{val:.6f}')
+
+
+def _check_test(where, test, problems):
+    if not isinstance(test, dict):
+        problems.append(f'{where}: not an object')
+        return
+    for key in ('name', 'status', 'path_check', 'reps', 'stats'):
+        if key not in test:
+            problems.append(f'{where}: no "{key}"')
+    if not isinstance(test.get('name'), str) or not test.get('name'):
+        problems.append(f'{where}.name: not a non-empty string')
+    else:
+        where = f'test "{test["name"]}"'
+    status = test.get('status')
+    if status not in STATUSES:
+        problems.append(f'{where}.status: {status!r} is not one of '
+                        f'{", ".join(STATUSES)}')
+    if 'path_check' in test and test['path_check'] not in PATH_CHECKS:
+        problems.append(f'{where}.path_check: {test["path_check"]!r} is not '
+                        f'one of {", ".join(PATH_CHECKS)}')
+    reps = test.get('reps')
+    if not isinstance(reps, list):
+        problems.append(f'{where}.reps: not a list')
+        return
+    if not reps and status != 'skip':
+        problems.append(f'{where}.reps: empty, but status is {status!r}')
+    ns, cycles, ok = [], [], True
+    for i, rep in enumerate(reps):
+        rw = f'{where}.reps[{i}]'
+        if not isinstance(rep, dict):
+            problems.append(f'{rw}: not an object')
+            ok = False
+            continue
+        if not _is_num(rep.get('ns')) or rep['ns'] < 0:
+            problems.append(f'{rw}.ns: not a number >= 0')
+            ok = False
+        else:
+            ns.append(rep['ns'])
+        cyc = rep.get('cycles')
+        if cyc is not None:
+            if not _is_num(cyc) or cyc < 0:
+                problems.append(f'{rw}.cycles: not a number >= 0 or null')
+                ok = False
+            else:
+                cycles.append(cyc)
+        elem = rep.get('elements')
+        if not isinstance(elem, int) or isinstance(elem, bool) or elem < 1:
+            problems.append(f'{rw}.elements: not an integer >= 1')
+    if cycles and len(cycles) != len(reps):
+        problems.append(f'{where}.reps: "cycles" in some reps only')
+        ok = False
+    stats = test.get('stats')
+    if 'stats' not in test or not ok:
+        return
+    if not reps:
+        if stats is not None and stats != {}:
+            problems.append(f'{where}.stats: must be null without reps')
+        return
+    if not isinstance(stats, dict):
+        problems.append(f'{where}.stats: not an object')
+        return
+    _check_stats(f'{where}.stats.ns', stats.get('ns'), ns, problems)
+    if cycles:
+        _check_stats(f'{where}.stats.cycles', stats.get('cycles'), cycles,
+                     problems)
+    elif stats.get('cycles') is not None:
+        problems.append(f'{where}.stats.cycles: present without cycles in '
+                        'the reps')
+
+
+def _check_run(run, problems):
+    if not isinstance(run, dict):
+        problems.append('run: not an object')
+        return
+    if run.get('mode') not in RUN_MODES:
+        problems.append(f'run.mode: {run.get("mode")!r} is not one of '
+                        f'{", ".join(RUN_MODES)}')
+    for key in ('kernel_release', 'cpu_model', 'date'):
+        if not isinstance(run.get(key), str):
+            problems.append(f'run.{key}: not a string')
+    if isinstance(run.get('date'), str):
+        try:
+            datetime.datetime.fromisoformat(run['date'].replace('Z',
+                                                                '+00:00'))
+        except ValueError:
+            problems.append(f'run.date: {run["date"]!r} is not ISO 8601')
+    params = run.get('parameters')
+    if not isinstance(params, dict):
+        problems.append('run.parameters: not an object')
+    else:
+        for key, val in params.items():
+            if not isinstance(val, str) and not _is_num(val):
+                problems.append(f'run.parameters.{key}: not a string or '
+                                'number')
+    cfg = run.get('config')
+    if not isinstance(cfg, dict):
+        problems.append('run.config: not an object')
+        return
+    if not isinstance(cfg.get('preempt'), str):
+        problems.append('run.config.preempt: not a string')
+    debug = cfg.get('debug')
+    if not isinstance(debug, list) or \
+       not all(isinstance(x, str) for x in debug):
+        problems.append('run.config.debug: not a list of strings')
+    if 'page_pool_stats' not in cfg or \
+       cfg['page_pool_stats'] not in (True, False, None):
+        problems.append('run.config.page_pool_stats: not true, false or '
+                        'null')
+
+
+def validate(doc):
+    """The problems of a parsed result file, as a list of strings."""
+    problems = []
+    if not isinstance(doc, dict):
+        return ['not a JSON object']
+    for key in ('schema', 'version', 'benchmark', 'run', 'unit', 'tests'):
+        if key not in doc:
+            problems.append(f'no "{key}"')
+    if doc.get('schema') != SCHEMA:
+        problems.append(f'schema: {doc.get("schema")!r}, expected {SCHEMA!r}')
+    if doc.get('version') != VERSION or isinstance(doc.get('version'), bool):
+        problems.append(f'version: {doc.get("version")!r}, expected '
+                        f'{VERSION}')
+    if doc.get('benchmark') not in BENCHMARKS:
+        problems.append(f'benchmark: {doc.get("benchmark")!r} is not one of '
+                        f'{", ".join(BENCHMARKS)}')
+    if 'run' in doc:
+        _check_run(doc['run'], problems)
+    unit = doc.get('unit')
+    if 'unit' in doc:
+        if not isinstance(unit, dict):
+            problems.append('unit: not an object')
+        else:
+            if unit.get('cycles') not in CYCLE_UNITS + (None,):
+                problems.append(f'unit.cycles: {unit.get("cycles")!r} is not '
+                                f'one of {", ".join(CYCLE_UNITS)} or null')
+            if unit.get('time') != 'ns':
+                problems.append(f'unit.time: {unit.get("time")!r}, '
+                                'expected "ns"')
+    tests = doc.get('tests')
+    if 'tests' in doc and not isinstance(tests, list):
+        problems.append('tests: not a list')
+    elif isinstance(tests, list):
+        names = set()
+        for i, test in enumerate(tests):
+            _check_test(f'tests[{i}]', test, problems)
+            name = test.get('name') if isinstance(test, dict) else None
+            if isinstance(name, str):
+                if name in names:
+                    problems.append(f'test "{name}": listed twice')
+                names.add(name)
+    return problems
+
+
+def load(path):
+    try:
+        with open(path, encoding='utf-8') as f:
+            return json.load(f)
+    except OSError as e:
+        raise BenchError(f'{path}: cannot read: {e.strerror}') from e
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BenchError(f'{path}: not valid JSON: {e}') from e
+
+
+def load_valid(path):
+    doc = load(path)
+    problems = validate(doc)
+    if problems:
+        raise BenchError(f'{path}: not a valid {SCHEMA} file:\n  ' +
+                         '\n  '.join(problems))
+    return doc
+
+
+# Comparison
+
+def _per_rep(test, key):
+    vals = [rep.get(key) for rep in test['reps']]
+    return vals if vals and all(v is not None for v in vals) else []
+
+
+def _describe(doc):
+    run = doc['run']
+    return (f'{run["kernel_release"]}, {run["mode"]}, {run["cpu_model"]}, '
+            f'{run["date"]}')
+
+
+def _differences(before, after, what):
+    b, a = before or {}, after or {}
+    out = []
+    for key in sorted(set(b) | set(a)):
+        if b.get(key, '-') != a.get(key, '-'):
+            out.append(f'{key} {b.get(key, "-")} -> {a.get(key, "-")}')
+    return f'{what}: ' + (', '.join(out) if out else 'same')
+
+
+def compare_tests(before, after, deterministic):
+    """Rows of the comparison, and whether each got worse: (row, pct)."""
+    after_tests = {t['name']: t for t in after['tests']}
+    rows = []
+    for bt in before['tests']:
+        at = after_tests.get(bt['name'])
+        if at is None:
+            continue
+        row = {'test': bt['name'], 'worse': None}
+        bns, ans = _per_rep(bt, 'ns'), _per_rep(at, 'ns')
+        bcy, acy = _per_rep(bt, 'cycles'), _per_rep(at, 'cycles')
+        row['ns'] = (mean(bns), mean(ans)) if bns and ans else None
+        row['cycles'] = None
+        if bcy and acy:
+            row['cycles'] = (median(bcy), median(acy)) if deterministic \
+                else (mean(bcy), mean(acy))
+        if bt['status'] != 'pass' or at['status'] != 'pass':
+            row['pct'] = None
+            row['verdict'] = f'n/a ({bt["status"]} -> {at["status"]})'
+            rows.append(row)
+            continue
+        base = row['cycles'] if deterministic else row['ns']
+        row['pct'] = None
+        if base and base[0]:
+            row['pct'] = (base[1] - base[0]) / base[0] * 100.0
+        if deterministic:
+            if row['cycles'] is None:
+                row['verdict'] = 'n/a (no counts)'
+            elif row['cycles'][1] != row['cycles'][0]:
+                row['verdict'] = 'exact'
+                row['worse'] = row['cycles'][1] > row['cycles'][0]
+            else:
+                row['verdict'] = 'same'
+        elif len(bns) < 2 or len(ans) < 2:
+            row['verdict'] = 'n/a (needs >= 2 reps)'
+        else:
+            _, _, p = welch(bns, ans)
+            if p < ALPHA:
+                row['verdict'] = 'significant'
+                row['worse'] = row['ns'][1] > row['ns'][0]
+            else:
+                row['verdict'] = 'noise'
+        rows.append(row)
+    return rows
+
+
+def _fmt(pair, prec):
+    if pair is None:
+        return ['-', '-', '-']
+    b, a = pair
+    return [f'{b:.{prec}f}', f'{a:.{prec}f}', f'{a - b:+.{prec}f}']
+
+
+def table(rows, deterministic, fmt):
+    cyc = 'instr' if deterministic else 'cycles'
+    head = ['test', f'{cyc} before', f'{cyc} after', f'{cyc} diff',
+            'ns before', 'ns after', 'ns diff',
+            'change' if deterministic else 'change (ns)', 'verdict']
+    body = []
+    for r in rows:
+        pct = '-' if r['pct'] is None else f'{r["pct"]:+.1f}%'
+        body.append([r['test']] + _fmt(r['cycles'], 1) + _fmt(r['ns'], 3) +
+                    [pct, r['verdict']])
+    if fmt == 'markdown':
+        lines = ['| ' + ' | '.join(head) + ' |',
+                 '|' + '|'.join([':---'] + ['---:'] * 7 + [':---']) + '|']
+        lines += ['| ' + ' | '.join(c.replace('|', '\\|') for c in row) +
+                  ' |' for row in body]
+        return lines
+    widths = [max(len(row[i]) for row in [head] + body)
+              for i in range(len(head))]
+    lines = []
+    for row in [head] + body:
+        cells = [row[0].ljust(widths[0])]
+        cells += [c.rjust(w) for c, w in zip(row[1:-1], widths[1:-1])]
+        cells.append(row[-1])
+        lines.append('  '.join(cells).rstrip())
+    return lines
+
+
+def compare(before, after, names, args):
+    """Print one comparison; returns the tests over the threshold."""
+    b_unit, a_unit = before['unit'], after['unit']
+    if before['benchmark'] != after['benchmark']:
+        raise BenchError(f'{names[1]}: benchmark {after["benchmark"]!r}, but '
+                         f'{names[0]} is {before["benchmark"]!r}')
+    if b_unit.get('cycles') != a_unit.get('cycles') or \
+       b_unit.get('time') != a_unit.get('time'):
+        raise BenchError(f'{names[1]}: unit {a_unit}, but {names[0]} has '
+                         f'{b_unit}: not comparable')
+    deterministic = b_unit.get('cycles') == 'instructions'
+    rows = compare_tests(before, after, deterministic)
+    if not rows:
+        raise BenchError(f'{names[0]} and {names[1]} have no test in common')
+
+    md = args.format == 'markdown'
+    hdr = [f'{before["benchmark"]}: {names[0]} (before) vs {names[1]} '
+           '(after)',
+           f'before: {_describe(before)}',
+           f'after:  {_describe(after)}',
+           _differences(before['run']['parameters'],
+                        after['run']['parameters'], 'parameters that differ')]
+    for key in ('preempt', 'debug', 'page_pool_stats'):
+        bv, av = before['run']['config'].get(key), \
+            after['run']['config'].get(key)
+        if bv != av:
+            hdr.append(f'config differs: {key} {bv} -> {av}')
+    if deterministic:
+        hdr.append('deterministic runs: instructions per element (median of '
+                   'the reps) compared exactly; change is of instructions')
+    else:
+        hdr.append(f"test: Welch's t-test, alpha {ALPHA}, two-sided, on the "
+                   'ns per element of each rep; figures are means of the '
+                   'reps, cycles are '
+                   f'{b_unit.get("cycles") or "not measured"}')
+    if before['run']['mode'] != after['run']['mode']:
+        hdr.append(f'note: measured differently ({before["run"]["mode"]} '
+                   f'vs {after["run"]["mode"]}): the change includes that')
+    for doc, name in ((before, names[0]), (after, names[1])):
+        if doc['run']['mode'] == 'emulated':
+            hdr.append(f'note: {name}: figures are from emulation, not '
+                       'hardware')
+        failed = [t['name'] for t in doc['tests']
+                  if t['path_check'] == 'failed' and
+                  t['name'] in {r['test'] for r in rows}]
+        if failed:
+            hdr.append(f'note: {name}: path check failed for '
+                       f'{", ".join(failed)}: those figures may not be of '
+                       'the path the test names')
+        if doc['run']['config']['debug']:
+            hdr.append(f'note: {name}: debug options '
+                       f'{", ".join(doc["run"]["config"]["debug"])}: '
+                       'figures are not those of a production kernel')
+    if md:
+        # Two trailing spaces: a line break in Markdown, harmless in mail.
+        print('\n'.join(line + '  ' for line in hdr))
+    else:
+        print('\n'.join(hdr))
+    print()
+    print('\n'.join(table(rows, deterministic, args.format)))
+
+    over = []
+    if args.threshold is not None:
+        for r in rows:
+            if r['worse'] and r['pct'] is not None and \
+               r['pct'] > args.threshold:
+                over.append(f'{r["test"]}: {r["pct"]:+.1f}% ({r["verdict"]})')
+    return over
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description='Compare kselftest-bench result files (JSON written by '
+        'bench_page_pool and ptr_ring_test --json): each later file against '
+        'the first, test by test.',
+        epilog='Exit status: 0; 1 when a test got slower than --threshold '
+        'or --validate found a problem; 2 for unreadable, invalid or '
+        'incomparable files and usage errors.')
+    parser.add_argument('files', nargs='+', metavar='FILE',
+                        help='BEFORE.json AFTER.json [MORE.json ...], or the '
+                        'files to check with --validate')
+    parser.add_argument('--format', choices=('text', 'markdown'),
+                        default='text',
+                        help='aligned text columns (default) or a Markdown '
+                        'pipe table')
+    parser.add_argument('--threshold', type=float, metavar='PCT',
+                        help='exit 1 if a test got significantly slower (or, '
+                        'for deterministic runs, more instructions) by more '
+                        'than PCT percent')
+    parser.add_argument('--validate', action='store_true',
+                        help='only check FILEs against the schema')
+    args = parser.parse_args(argv)
+    if args.threshold is not None and (not math.isfinite(args.threshold) or
+                                       args.threshold < 0):
+        parser.error('--threshold: PCT must be a number >= 0')
+
+    try:
+        if args.validate:
+            bad = 0
+            for path in args.files:
+                problems = validate(load(path))
+                for p in problems:
+                    print(f'{path}: {p}', file=sys.stderr)
+                if not problems:
+                    print(f'{path}: ok')
+                bad += bool(problems)
+            return 1 if bad else 0
+
+        if len(args.files) < 2:
+            parser.error('need BEFORE.json and at least one AFTER.json')
+        docs = [load_valid(path) for path in args.files]
+        over = []
+        for i in range(1, len(docs)):
+            if i > 1:
+                print()
+            over += compare(docs[0], docs[i], (args.files[0], args.files[i]),
+                            args)
+    except BenchError as e:
+        print(f'{parser.prog}: {e}', file=sys.stderr)
+        return 2
+    if over:
+        print(f'\nslower than the {args.threshold:g}% threshold:\n  ' +
+              '\n  '.join(over))
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
