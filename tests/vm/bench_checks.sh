@@ -99,6 +99,29 @@ else
 	ok "the driver unloads the module"
 fi
 
+# Repetitions with statistics, written as JSON that bench_compare.py
+# validates and can compare.
+json=$(mktemp --suffix=.json)
+out=$("$bench/test_bench_page_pool.sh" -l 5000 -r 3 -j "$json" 2>&1)
+rc=$?
+if [ "$rc" -eq 0 ] && echo "$out" | grep -qE '^# [a-z_0-9-]+: .*median .*ci95'; then
+	ok "-r 3: per-subtest statistics reported"
+else
+	not_ok "-r 3: per-subtest statistics reported (exit $rc)"
+	echo "$out" | grep -E '^(not )?ok|median' | head -n 5 | sed 's/^/#   /'
+fi
+if "$bench/bench_compare.py" --validate "$json" >/dev/null 2>&1; then
+	ok "the driver's JSON validates against the schema"
+else
+	not_ok "the driver's JSON validates against the schema"
+	"$bench/bench_compare.py" --validate "$json" 2>&1 | head -n 5 | sed 's/^/#   /'
+fi
+if "$bench/bench_compare.py" "$json" "$json" >/dev/null 2>&1; then
+	ok "bench_compare.py compares the driver's JSON"
+else
+	not_ok "bench_compare.py compares the driver's JSON"
+fi
+
 # Load and unload, every test each time.
 failed=0
 for i in $(seq "$loads"); do

@@ -638,12 +638,14 @@ path_report()
 			a = v["from_cache"] + v["from_ring"] + v["from_page_allocator"]
 			r = v["cached"] + v["ring"] + v["released"]
 			ok = v[v["expect"]] > 0
-			printf "%s pages from cache %s ring %s page allocator %s of %d; returned to cache %s ring %s released %s of %d, ring_full %d; expected %s\n",
+			printf "%s pages from cache %s ring %s page allocator %s of %d; ",
 				ok ? "ok" : "failed",
 				pct(v["from_cache"], a), pct(v["from_ring"], a),
-				pct(v["from_page_allocator"], a), a, pct(v["cached"], r),
-				pct(v["ring"], r), pct(v["released"], r), r,
-				v["ring_full"], v["expect"]
+				pct(v["from_page_allocator"], a), a
+			printf "returned to cache %s ring %s released %s of %d, ",
+				pct(v["cached"], r), pct(v["ring"], r),
+				pct(v["released"], r), r
+			printf "ring_full %d; expected %s\n", v["ring_full"], v["expect"]
 		}' <<<"$line")
 	msg "$t: path: ${line#* }"
 	if [ "${line%% *}" != ok ] ||
@@ -656,7 +658,7 @@ path_report()
 	return 0
 }
 
-# Baseline repetitions as "name<TAB> ns ns ...", from any JSON layout
+# Baseline repetitions as "name<TAB> ns1 ns2 ...", from any JSON layout
 load_baseline()
 {
 	grep -oE '"([^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null|[][{}:,]' \
@@ -760,7 +762,8 @@ gate()
 		return 1
 	fi
 	if [ "$sig" = 1 ]; then
-		msg "$t: baseline $gate_msg: significantly slower, but not by more than $threshold %"
+		msg "$t: baseline $gate_msg: significantly slower," \
+			"but not by more than $threshold %"
 	else
 		msg "$t: baseline $gate_msg: not significantly slower (95 %)"
 	fi
@@ -822,13 +825,15 @@ report_module_test()
 		test_status[$t]=pass
 		ktap_test_pass "$t"
 	elif [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
+		local why="regression not judged on a slow machine: ${gate_msg#regression: }"
+
 		test_status[$t]=skip
 		msg "$t: $gate_msg"
 		if declare -F ktap_test_xfail >/dev/null; then
-			__ktap_test ok "$t" "XFAIL regression not judged on a slow machine: ${gate_msg#regression: }"
+			__ktap_test ok "$t" "XFAIL $why"
 			KTAP_CNT_XFAIL=$((KTAP_CNT_XFAIL + 1))
 		else
-			test_skip "$t" "regression not judged on a slow machine: ${gate_msg#regression: }"
+			test_skip "$t" "$why"
 		fi
 	else
 		__ktap_test "not ok" "$t" "$gate_msg"
@@ -1014,15 +1019,16 @@ write_json()
 		[ -n "$cpu" ] && printf ', "cpu": %s' "$(json_val "$cpu")"
 		[ -n "$target" ] &&
 			printf ', "target_period_s": %s' "$(json_val "$target")"
-		printf ' },\n    "config": { "preempt": %s, "debug": [%s], "page_pool_stats": %s }\n  },\n' \
-			"$(json_str "$(preempt_model)")" \
-			"$debug" "$cfg_pps"
+		printf ' },\n    "config": { "preempt": %s, "debug": [%s],' \
+			"$(json_str "$(preempt_model)")" "$debug"
+		printf ' "page_pool_stats": %s }\n  },\n' "$cfg_pps"
 		printf '  "unit": { "cycles": "%s", "time": "ns" },\n  "tests": [' \
 			"$cyc_json"
 		sep=
 		for t in "${tests[@]}"; do
-			printf '%s\n    { "name": %s, "status": "%s", "path_check": "%s",\n      "reps": [' \
-				"$sep" "$(json_str "$t")" "${test_status[$t]:-fail}" \
+			printf '%s\n    { "name": %s, "status": "%s",' \
+				"$sep" "$(json_str "$t")" "${test_status[$t]:-fail}"
+			printf ' "path_check": "%s",\n      "reps": [' \
 				"${test_path[$t]:-not checked}"
 			awk 'NF >= 3 { printf "%s { \"cycles\": %s, \"ns\": %s, \"elements\": %s }",
 					      n++ ? "," : "", $1, $2, $3 }' <<<"${test_reps[$t]:-}"
@@ -1090,7 +1096,8 @@ msg "$MOD: ${params[*]}"
 msg "measured on $(measured_on)"
 [ -n "$calib_msg" ] && msg "$calib_msg"
 if [ "$deterministic" -eq 1 ]; then
-	msg "BENCH_DETERMINISTIC=1: the TSC counts executed instructions," 		"cycle figures are reported as instructions"
+	msg "BENCH_DETERMINISTIC=1: the TSC counts executed instructions," \
+		"cycle figures are reported as instructions"
 fi
 if [ -n "$baseline" ]; then
 	load_baseline
