@@ -39,7 +39,7 @@ while read -r param why; do
 	elif loaded; then
 		not_ok "$param is refused and leaves nothing loaded"
 	elif dmesg | grep -q "bench_page_pool: .*$why"; then
-		ok "$param is refused: $(dmesg | grep -m1 'bench_page_pool: ' | sed 's/^\[[^]]*\] //')"
+		ok "$param is refused: $(dmesg | grep -m1 "bench_page_pool: .*$why" | sed 's/^\[[^]]*\] //')"
 	else
 		not_ok "$param is refused with a message matching '$why'"
 		dmesg | tail -n 5 | sed 's/^/#   /'
