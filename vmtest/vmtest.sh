@@ -192,11 +192,20 @@ write_job()
 # Run one target; prints its summary row into RESULTS, returns its code.
 run_target()
 {
-	local target=$1 flavor=normal kernel initrd job kdir='' kdir_arg
+	local target=$1 flavor=normal kernel initrd job link kdir='' kdir_arg
 
-	job=$VMTEST_CACHE/jobs/$target
-	rm -rf "$job"
-	mkdir -p "$job"
+	# A job directory per run, so runs may overlap; jobs/TARGET points
+	# to the newest, and jobs older than a day go.
+	mkdir -p "$VMTEST_CACHE/jobs"
+	find "$VMTEST_CACHE/jobs" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
+		-exec rm -rf {} +
+	job=$(mktemp -d "$VMTEST_CACHE/jobs/$target.XXXXXX") ||
+		die "cannot create a job directory"
+	link=$VMTEST_CACHE/jobs/$target
+	if [ -d "$link" ] && [ ! -L "$link" ]; then
+		mv "$link" "$(mktemp -u "$link.old.XXXXXX")"	# older layout
+	fi
+	ln -sfnT "$(basename "$job")" "$link"
 	initrd=$job/initramfs.cpio.gz
 
 	case $target in
