@@ -78,7 +78,8 @@ insmod "$ko" run_flags=0x1 loops=1000 || not_ok "preloading the module"
 echo on >/proc/sys/kernel/printk_devkmsg
 flooders=()
 for i in 1 2; do
-	(while :; do echo "flood $i: $RANDOM $RANDOM $RANDOM" >/dev/kmsg; done) &
+	# <7>: debug level, fills the log buffer without the console.
+	(while :; do echo "<7>flood $i: $RANDOM $RANDOM $RANDOM" >/dev/kmsg; done) &
 	flooders+=($!)
 done
 out=$("$bench/test_bench_page_pool.sh" -l 20000 2>&1)
