@@ -67,6 +67,16 @@ expect_grep()
 	fi
 }
 
+# expect_no_grep NAME LOG ERE: ok when no line of LOG matches ERE.
+expect_no_grep()
+{
+	if grep -qE -- "$3" "$2"; then
+		not_ok "$1" "$(grep -E -- "$3" "$2")"
+	else
+		ok "$1"
+	fi
+}
+
 # The prepared tree and KDIR of a target: "tree kdir".
 prepared()
 {
