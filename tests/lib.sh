@@ -10,9 +10,14 @@ export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmt
 OUT=${TESTS_OUT:-$REPO/tests/out}
 mkdir -p "$OUT"
 
+# Counted in the group's shell (tests/run.sh counts the printed lines).
+TESTS_PASSED=0
+TESTS_FAILED=0
+
 ok()
 {
 	echo "ok - $*"
+	TESTS_PASSED=$((TESTS_PASSED + 1))
 }
 
 not_ok()
@@ -22,6 +27,14 @@ not_ok()
 	shift
 	echo "not ok - $name"
 	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+	TESTS_FAILED=$((TESTS_FAILED + 1))
+}
+
+# tests_done GROUP: print the group's totals; fails when a check failed.
+tests_done()
+{
+	echo "# $1: $TESTS_PASSED passed, $TESTS_FAILED failed"
+	[ "$TESTS_FAILED" -eq 0 ] && [ "$TESTS_PASSED" -gt 0 ]
 }
 
 # check NAME CMD...: ok when CMD exits 0; its output is shown on failure.
@@ -77,9 +90,48 @@ expect_no_grep()
 	fi
 }
 
-# The prepared tree and KDIR of a target: "tree kdir".
+# The prepared tree and KDIR of a target: "tree kdir". When the runner
+# fails, its last messages go to stderr, so that CI logs show why.
 prepared()
 {
-	"$VMTEST" -t "$1" --prepare 2>>"$OUT/prepare.log" |
+	local log rc
+
+	log=$(mktemp)
+	"$VMTEST" -t "$1" --prepare 2>"$log" |
 		sed -n 's/^[a-z]* tree=\([^ ]*\) kdir=\([^ ]*\) .*/\1 \2/p'
+	rc=${PIPESTATUS[0]}
+	cat "$log" >>"$OUT/prepare.log"
+	if [ "$rc" -ne 0 ]; then
+		echo "# vmtest.sh -t $1 --prepare failed (exit $rc):" >&2
+		tail -n 15 "$log" | sed 's/^/#   /' >&2
+	fi
+	rm -f "$log"
+}
+
+# The newest kernel source the runner unpacked whose directory name
+# matches GLOB, e.g. 'linux-source-6.12-*'; empty when there is none.
+runner_source()
+{
+	find "$VMTEST_CACHE/src" -maxdepth 1 -type d -name "$1" 2>/dev/null |
+		sort -V | tail -n 1
+}
+
+# overlay_ptr_ring KSRC DIR: DIR becomes a tree of symlinks into KSRC whose
+# tools/testing/selftests/ptr_ring is this repository's (KSRC stays as is).
+overlay_ptr_ring()
+{
+	local ksrc=$1 dir=$2 sel=$2/tools/testing/selftests entry
+
+	mkdir -p "$sel/ptr_ring" || return 1
+	for entry in include scripts Makefile; do
+		ln -s "$ksrc/$entry" "$dir/$entry" || return 1
+	done
+	for entry in "$ksrc"/tools/testing/selftests/*; do
+		[ "${entry##*/}" = ptr_ring ] || ln -s "$entry" "$sel/" || return 1
+	done
+	for entry in "$REPO"/tools/testing/selftests/ptr_ring/* \
+		     "$REPO"/tools/testing/selftests/ptr_ring/.gitignore; do
+		[ -e "$entry" ] || continue
+		ln -s "$entry" "$sel/ptr_ring/" || return 1
+	done
 }

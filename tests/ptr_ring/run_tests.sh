@@ -23,70 +23,23 @@
 
 set -u
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
 
 # The kernel sources the QEMU runner unpacks (vmtest.sh --prepare fetches
 # them on a cold machine).
-cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
-runner_source()
-{
-	find "$cache/src" -maxdepth 1 -type d -name "$1" 2>/dev/null |
-		sort -V | tail -n 1
-}
 if [ -z "${KSRC_NEW:-}${KSRC_OLD:-}" ] &&
    { [ -z "$(runner_source 'linux-source-[0-9]*')" ] ||
      [ -z "$(runner_source 'linux-source-6.12-*')" ]; }; then
-	"$repo/vmtest/vmtest.sh" --prepare >"${TMPDIR:-/tmp}/ptr_ring_prepare.log" 2>&1
+	"$VMTEST" --prepare >>"$OUT/prepare.log" 2>&1
 fi
 KSRC_NEW=${KSRC_NEW:-$(runner_source 'linux-source-[0-9]*')}
 KSRC_OLD=${KSRC_OLD:-$(runner_source 'linux-source-6.12-*')}
 CC=${CC:-gcc}
-src=$repo/tools/testing/selftests/ptr_ring
 modes=(single spsc batch_consume batch_produce resize)
-passed=0
-failed=0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptr_ring_tests.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-
-ok() {
-	echo "ok - $*"
-	passed=$((passed + 1))
-}
-
-not_ok() {
-	echo "not ok - $*"
-	failed=$((failed + 1))
-}
-
-# check DESCRIPTION COMMAND...: one check, passing when COMMAND succeeds.
-check() {
-	local desc=$1
-
-	shift
-	if "$@"; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-	fi
-}
-
-# overlay KSRC DIR: DIR becomes a kernel tree whose selftests/ptr_ring is ours.
-overlay() {
-	local ksrc=$1 dir=$2 sel=$2/tools/testing/selftests entry
-
-	mkdir -p "$sel/ptr_ring" || return 1
-	for entry in include scripts Makefile; do
-		ln -s "$ksrc/$entry" "$dir/$entry" || return 1
-	done
-	for entry in "$ksrc"/tools/testing/selftests/*; do
-		ln -s "$entry" "$sel/" || return 1
-	done
-	for entry in "$src"/* "$src"/.gitignore; do
-		ln -s "$entry" "$sel/ptr_ring/" || return 1
-	done
-}
 
 # build TREE NAME [USERCFLAGS [USERLDFLAGS]]: binary in $tmp/NAME/ptr_ring_test
 build() {
@@ -158,7 +111,7 @@ test_tree() {
 		not_ok "$label: kernel tree '$ksrc' found"
 		return
 	fi
-	if ! overlay "$ksrc" "$tree"; then
+	if ! overlay_ptr_ring "$ksrc" "$tree"; then
 		not_ok "$label: lay the selftest over $ksrc"
 		return
 	fi
@@ -430,5 +383,4 @@ else
 	echo "# no build against the new tree: command line and kselftest checks skipped"
 fi
 
-echo "# ptr_ring: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+tests_done ptr_ring

@@ -50,7 +50,9 @@ ensure_host_tools()
 	/usr/include/openssl/ssl.h libssl-dev
 	EOF
 	[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
-	/bin/busybox 2>&1 | grep -q reboot ||
+	# Not a pipe: under pipefail, grep -q quitting early could kill
+	# busybox with SIGPIPE and fail the check at random.
+	grep -qx reboot <(/bin/busybox --list) ||
 		die "/bin/busybox lacks the reboot applet (need busybox-static)"
 }
 
