@@ -26,7 +26,7 @@ not_ok()
 
 	shift
 	echo "not ok - $name"
-	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+	[ $# -eq 0 ] || printf '%s\n' "$@" | sed 's/^/#   /'
 	TESTS_FAILED=$((TESTS_FAILED + 1))
 }
 

@@ -255,7 +255,7 @@ test_compare()
 	expect_rc "A/A: exit 0 with --threshold 0" 0 "$log" \
 		"$CMP" --threshold 0 "$tmp/a1.json" "$tmp/a2.json"
 	expect_no_grep "A/A: no test reported significant" "$log" significant
-	expect_grep "header names the test used" "$log" "Welch's t-test, alpha 0.05"
+	expect_grep "header names the test used" "$log" "Welch's t-test, two-sided, family-wise alpha 0.05 over the tests \(Holm\)"
 	expect_grep "header names both runs" "$log" '^before: 7\.2\.0-test, hardware'
 	expect_grep "table has a row per test" "$log" '^batch_produce +[0-9]'
 

@@ -7,8 +7,10 @@ write one file per run.  This compares each later file with the first,
 test by test, and prints a table to paste into mail: cycles and ns per
 element before and after (means of the repetitions), the change, and
 whether the change is larger than the noise of the repetitions (Welch's
-t-test, two-sided, alpha 0.05).  Deterministic runs (instruction counts)
-are compared exactly.
+t-test, two-sided, family-wise alpha 0.05 over the table's tests with
+Holm's method, so that a table of many tests does not show noise as
+significant).  Deterministic runs (instruction counts) are compared
+exactly.
 
 Exit status: 0, or 1 when --threshold is exceeded or --validate finds a
 problem, 2 for unreadable or incomparable files and usage errors.
@@ -395,7 +397,10 @@ def compare_tests(before, after, deterministic):
         if bcy and acy:
             row['cycles'] = (median(bcy), median(acy)) if deterministic \
                 else (mean(bcy), mean(acy))
-        if bt['status'] != 'pass' or at['status'] != 'pass':
+        # A test failed by a regression gate or a path check still has
+        # its figures (the header notes failed path checks); a skipped
+        # or broken one has none.
+        if not (bns and ans):
             row['pct'] = None
             row['verdict'] = f'n/a ({bt["status"]} -> {at["status"]})'
             rows.append(row)
@@ -415,13 +420,17 @@ def compare_tests(before, after, deterministic):
         elif len(bns) < 2 or len(ans) < 2:
             row['verdict'] = 'n/a (needs >= 2 reps)'
         else:
-            _, _, p = welch(bns, ans)
-            if p < ALPHA:
-                row['verdict'] = 'significant'
-                row['worse'] = row['ns'][1] > row['ns'][0]
-            else:
-                row['verdict'] = 'noise'
+            row['p'] = welch(bns, ans)[2]
         rows.append(row)
+    tested = sorted((r for r in rows if 'p' in r), key=lambda r: r['p'])
+    rejecting = True
+    for k, row in enumerate(tested):
+        # Holm: the k-th smallest p against alpha / (m - k), until the
+        # first that is not significant
+        rejecting = rejecting and row['p'] < ALPHA / (len(tested) - k)
+        row['verdict'] = 'significant' if rejecting else 'noise'
+        if rejecting:
+            row['worse'] = row['ns'][1] > row['ns'][0]
     return rows
 
 
@@ -490,7 +499,8 @@ def compare(before, after, names, args):
         hdr.append('deterministic runs: instructions per element (median of '
                    'the reps) compared exactly; change is of instructions')
     else:
-        hdr.append(f"test: Welch's t-test, alpha {ALPHA}, two-sided, on the "
+        hdr.append(f"test: Welch's t-test, two-sided, family-wise alpha "
+                   f"{ALPHA} over the tests (Holm), on the "
                    'ns per element of each rep; figures are means of the '
                    'reps, cycles are '
                    f'{b_unit.get("cycles") or "not measured"}')

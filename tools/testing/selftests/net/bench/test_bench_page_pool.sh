@@ -35,7 +35,12 @@
 #
 # BENCH_DETERMINISTIC=1 (set by runners booting QEMU with -icount
 # shift=0, where the TSC advances once per executed instruction) labels
-# the cycle figures as instructions.
+# the cycle figures as instructions and reports, instead of the mean over
+# all elements, the cheapest of the timed chunks of 64 elements (module
+# parameter chunk=64 unless given): the mean includes timer interrupts and
+# the page allocator's batched work at varying places, the cheapest chunk
+# repeats exactly from run to run and boot to boot given enough chunks
+# (loops of 50000 and more).
 #
 # Regression gate (-b BASELINE.json, -T PCT): each subtest's repetitions
 # are compared with the baseline's ones of the same test name by Welch's
@@ -53,7 +58,8 @@
 #                      "deterministic",
 #              "kernel_release": uname -r, "cpu_model": model name,
 #              "date": ISO 8601 UTC,
-#              "parameters": { "loops": N, "repeat": N, ... },
+#              "parameters": { "loops": N, "repeat": N, "chunk": N,
+#                              "estimator": "mean" | "min-chunk", ... },
 #              "config": { "preempt": e.g. "PREEMPT_DYNAMIC voluntary",
 #                          "debug": [ debug options set, e.g. "KASAN" ],
 #                          "page_pool_stats": true | false | null } },
@@ -108,8 +114,9 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
 Module parameters can also be given as BENCH_PAGE_POOL_PARAMS, e.g.
 BENCH_PAGE_POOL_PARAMS="loops=1000000 cpu=1 repeat=5"; options take
 precedence.  PTR_RING_TEST_ARGS holds the options of ptr_ring_test
-(default "-m spsc").  BENCH_DETERMINISTIC=1 labels cycles as instructions,
-KSFT_MACHINE_SLOW=yes reports regressions without failing.
+(default "-m spsc").  BENCH_DETERMINISTIC=1 labels cycles as instructions
+and reports the cheapest 64-element chunk, KSFT_MACHINE_SLOW=yes reports
+regressions without failing.
 EOF
 }
 
@@ -214,6 +221,7 @@ returning_cpus=
 cpu=
 verbose=
 repeat=
+chunk=
 target=
 json=${BENCH_JSON:-}
 baseline=${BENCH_BASELINE:-}
@@ -228,6 +236,7 @@ for kv in ${BENCH_PAGE_POOL_PARAMS:-}; do
 	cpu=*) cpu=${kv#*=} ;;
 	verbose=*) verbose=${kv#*=} ;;
 	repeat=*) repeat=${kv#*=} ;;
+	chunk=*) chunk=${kv#*=} ;;
 	tag=*) ;;	# every run uses its own tag
 	*) extra_params+=("$kv") ;;
 	esac
@@ -263,6 +272,9 @@ if [ -n "$repeat" ] &&
    { ! [[ $repeat =~ ^[0-9]+$ ]] || [ "$repeat" -lt 1 ] ||
      [ "$repeat" -gt 1000 ]; }; then
 	ktap_exit_fail_msg "repeat=$repeat: must be 1..1000"
+fi
+if [ -n "$chunk" ] && ! [[ $chunk =~ ^[0-9]+$ ]]; then
+	ktap_exit_fail_msg "chunk=$chunk is not a number"
 fi
 if [ -n "$target" ] && { ! [[ $target =~ ^[0-9]*\.?[0-9]+$ ]] ||
 			 awk -v t="$target" 'BEGIN { exit !(t <= 0) }'; }; then
@@ -349,13 +361,16 @@ set_params()
 	[ -n "$cpu" ] && params+=("cpu=$cpu")
 	[ -n "$verbose" ] && params+=("verbose=$verbose")
 	[ -n "$3" ] && params+=("repeat=$3")
+	[ -n "$chunk" ] && params+=("chunk=$chunk")
 	params+=("${extra_params[@]}")
 }
-set_params "$RUN_TAG" "$loops" "$repeat"
 
 deterministic=0
 [ "${BENCH_DETERMINISTIC:-0}" = 1 ] && deterministic=1
+estimator=mean
 if [ "$deterministic" -eq 1 ]; then
+	estimator=min-chunk
+	chunk=${chunk:-64}
 	cyc_name=instructions
 	cyc_unit=instructions
 	cyc_json=instructions
@@ -367,6 +382,7 @@ else
 	*) cyc_json=cycles ;;
 	esac
 fi
+set_params "$RUN_TAG" "$loops" "$repeat"
 
 # Student t 0.975 quantile for df degrees of freedom (1.96 beyond 30,
 # fractional df of Welch's test rounded down, to err on the safe side)
@@ -510,10 +526,11 @@ run_module()
 }
 
 # "cycles ns elements" of each repetition of a Type line, $1 = Type name,
-# $2 = optional label besides rep:i/R (e.g. cpu:3)
+# $2 = optional label besides rep:i/R (e.g. cpu:3); per element over all
+# elements, or with the min-chunk estimator in the cheapest chunk
 reps_of()
 {
-	awk -v type="Type:$1" -v label="${2:-}" '
+	awk -v type="Type:$1" -v label="${2:-}" -v est="$estimator" '
 		$1 == type {
 			lab = ""
 			for (i = 2; i <= NF && $i != "Per"; i++) {
@@ -525,7 +542,13 @@ reps_of()
 			cnt = $0
 			sub(/.*invoke count:/, "", cnt)
 			sub(/[^0-9].*/, "", cnt)
-			print $(i + 2), $(i + 4), cnt
+			min = $0
+			if (est == "min-chunk" && sub(/.*min chunk: /, "", min)) {
+				split(min, f, " ")
+				print f[1], f[3], cnt
+			} else {
+				print $(i + 2), $(i + 4), cnt
+			}
 		}' "$TMP/run"
 }
 
@@ -1019,6 +1042,8 @@ write_json()
 		[ -n "$cpu" ] && printf ', "cpu": %s' "$(json_val "$cpu")"
 		[ -n "$target" ] &&
 			printf ', "target_period_s": %s' "$(json_val "$target")"
+		printf ', "chunk": %s, "estimator": "%s"' \
+			"$(json_val "${chunk:-8192}")" "$estimator"
 		printf ' },\n    "config": { "preempt": %s, "debug": [%s],' \
 			"$(json_str "$(preempt_model)")" "$debug"
 		printf ' "page_pool_stats": %s }\n  },\n' "$cfg_pps"
@@ -1097,7 +1122,8 @@ msg "measured on $(measured_on)"
 [ -n "$calib_msg" ] && msg "$calib_msg"
 if [ "$deterministic" -eq 1 ]; then
 	msg "BENCH_DETERMINISTIC=1: the TSC counts executed instructions," \
-		"cycle figures are reported as instructions"
+		"figures are instructions (and ns) per element in the" \
+		"cheapest chunk of $chunk elements"
 fi
 if [ -n "$baseline" ]; then
 	load_baseline
@@ -1121,8 +1147,9 @@ done
 
 if [ ${#summary[@]} -gt 0 ]; then
 	if [ "$deterministic" -eq 1 ]; then
-		msg "Summary, per element (instructions: TSC ticks under" \
-			"QEMU -icount shift=0), measured on $(measured_on):"
+		msg "Summary, per element in the cheapest $chunk-element chunk" \
+			"(instructions: TSC ticks under QEMU -icount shift=0)," \
+			"measured on $(measured_on):"
 	else
 		msg "Summary, per element ('cycles' are TSC cycles on x86)," \
 			"measured on $(measured_on):"

@@ -7,14 +7,19 @@
  * carry the "tag" parameter.  Init fails with -EIO when a test failed and
  * with -EINTR when a signal to the loading process stopped the run.
  *
- * Measurements are split into chunks of BENCH_CHUNK elements.  Process
+ * Measurements are split into chunks of "chunk" elements.  Process
  * context reschedules between chunks, softirq tests run each chunk as one
  * BH work item, so no loop length can trigger a soft lockup or RCU stall
- * report.  Only the chunks are timed.
+ * report.  Only the chunks are timed.  Each result also reports the chunk
+ * with the fewest cycles per element (see time_bench.h); small chunks make
+ * that minimum free of interrupts and of amortized page allocator work.
  *
- * With repeat=R each selected test runs R times in a row, each run printing
- * its own Type: line with a "rep:i/R" label after the type name, so that
- * the spread of the figures can be judged.
+ * With repeat=R the selected tests run in R rounds, each test once per
+ * round, each run printing its own Type: line with a "rep:i/R" label after
+ * the type name, so that the spread of the figures can be judged.  Rounds
+ * rather than R runs in a row: a drift of the machine over time (clock,
+ * other load, the page allocator's state) then spreads over the
+ * repetitions of every test instead of shifting one test's figures.
  *
  * When the kernel keeps page_pool statistics (CONFIG_PAGE_POOL_STATS),
  * each page_pool test checks that every page took the path it names and
@@ -48,7 +53,9 @@
 
 #define BENCH_LOOPS_MIN		1000	/* time_bench needs this many */
 #define BENCH_LOOPS_DEFAULT	500000
-#define BENCH_CHUNK		8192	/* elements per timed chunk */
+#define BENCH_CHUNK_MIN		64	/* a page_pool refill batch */
+#define BENCH_CHUNK_DEFAULT	8192	/* elements per timed chunk */
+#define BENCH_CHUNK_MAX		65536
 #define BENCH_POOL_SIZE		1024
 #define BENCH_WARMUP_PAGES	64
 #define BENCH_TAG_MAX		32
@@ -89,6 +96,11 @@ static unsigned int repeat = 1;
 module_param(repeat, uint, 0444);
 MODULE_PARM_DESC(repeat,
 		 "Runs of each selected test, 1..1000 (default 1); with more than 1 each result line carries a rep:i/R label");
+
+static unsigned int chunk = BENCH_CHUNK_DEFAULT;
+module_param(chunk, uint, 0444);
+MODULE_PARM_DESC(chunk,
+		 "Elements per timed chunk, 64..65536 (default 8192); rescheduling or a softirq exit happens between chunks");
 
 static unsigned int returning_cpus = 1;
 module_param(returning_cpus, uint, 0444);
@@ -132,7 +144,7 @@ static int bench_run_chunks(bench_chunk_fn fn, void *arg, u64 total,
 			    struct time_bench_record *rec)
 {
 	while (rec->invoked_cnt < total) {
-		u32 n = min_t(u64, total - rec->invoked_cnt, BENCH_CHUNK);
+		u32 n = min_t(u64, total - rec->invoked_cnt, chunk);
 		int err;
 
 		if (bench_aborted())
@@ -182,7 +194,7 @@ static int bench_run_chunks_bh(bench_chunk_fn fn, void *arg, u64 total,
 			err = -EINTR;
 			break;
 		}
-		w.n = min_t(u64, total - rec->invoked_cnt, BENCH_CHUNK);
+		w.n = min_t(u64, total - rec->invoked_cnt, chunk);
 		w.err = 0;
 		queue_work_on(bench_cpu >= 0 ? bench_cpu : raw_smp_processor_id(),
 			      system_bh_wq, &w.work);
@@ -354,16 +366,21 @@ struct pp_origin {
 	u64 page_allocator;
 };
 
-/* Counters of the test being run, summed over its repetitions */
-static struct pp_recycle_cnt pp_path_sum;
-static struct pp_origin pp_origin_sum;
+/* Counters of one test, summed over its repetitions */
+struct pp_path_acc {
+	struct pp_recycle_cnt cnt;
+	struct pp_origin origin;
+};
+
+/* The accumulator of the test being run */
+static struct pp_path_acc *pp_acc;
 
 /* Add the counters of a run that handed out @allocated pages */
 static void pp_path_sum_add(const struct pp_recycle_cnt *before,
 			    const struct pp_recycle_cnt *after, u64 allocated)
 {
-	struct pp_recycle_cnt *s = &pp_path_sum;
-	struct pp_origin *o = &pp_origin_sum;
+	struct pp_recycle_cnt *s = &pp_acc->cnt;
+	struct pp_origin *o = &pp_acc->origin;
 	s64 ring, cached, fresh;
 	unsigned int i;
 
@@ -386,10 +403,11 @@ static void pp_path_sum_add(const struct pp_recycle_cnt *before,
  * One line per page_pool test: where the pages handed out came from and
  * where they went back to.
  */
-static void pp_path_print(const char *type, enum pp_path path)
+static void pp_path_print(const char *type, enum pp_path path,
+			  const struct pp_path_acc *acc)
 {
-	const struct pp_recycle_cnt *s = &pp_path_sum;
-	const struct pp_origin *o = &pp_origin_sum;
+	const struct pp_recycle_cnt *s = &acc->cnt;
+	const struct pp_origin *o = &acc->origin;
 
 	if (!s->valid) {
 		pr_info("Path:%s expect:%s not checked: CONFIG_PAGE_POOL_STATS off\n",
@@ -824,47 +842,52 @@ static bool bench_is_pp(const struct bench_test *t)
 	return t->run != bench_baseline_run;
 }
 
-/* Run all repetitions of @t, stopping at the first failure */
-static int bench_test_run(const struct bench_test *t)
+/* Per test: its page_pool counters and its first error, which stops it */
+static struct pp_path_acc bench_acc[ARRAY_SIZE(bench_tests)];
+static int bench_err[ARRAY_SIZE(bench_tests)];
+
+static bool bench_selected(const struct bench_test *t)
+{
+	return run_flags & BIT(t->bit);
+}
+
+/* One round: every selected test that has not failed runs once */
+static void bench_round(unsigned int rep)
 {
 	char label[BENCH_LABEL_MAX];
-	unsigned int rep;
-	int err = 0;
+	unsigned int i;
 
-	memset(&pp_path_sum, 0, sizeof(pp_path_sum));
-	memset(&pp_origin_sum, 0, sizeof(pp_origin_sum));
-	for (rep = 1; rep <= repeat; rep++) {
+	snprintf(label, sizeof(label), "rep:%u/%u", rep, repeat);
+	for (i = 0; i < ARRAY_SIZE(bench_tests); i++) {
+		const struct bench_test *t = &bench_tests[i];
+
+		if (!bench_selected(t) || bench_err[i])
+			continue;
 		if (bench_aborted())
-			return -EINTR;
-		snprintf(label, sizeof(label), "rep:%u/%u", rep, repeat);
-		err = t->run(t, repeat > 1 ? label : NULL);
-		if (err)
-			break;
+			return;
+		pp_acc = &bench_acc[i];
+		bench_err[i] = t->run(t, repeat > 1 ? label : NULL);
 	}
-	if (bench_is_pp(t) && err != -EINTR)
-		pp_path_print(t->name, t->path);
-	return err;
 }
 
 static int bench_thread(void *unused)
 {
-	unsigned int i;
-	int err;
+	unsigned int i, rep;
 
-	for (i = 0; i < ARRAY_SIZE(bench_tests); i++) {
+	for (rep = 1; rep <= repeat && !bench_aborted(); rep++)
+		bench_round(rep);
+
+	for (i = 0; i < ARRAY_SIZE(bench_tests) && !bench_aborted(); i++) {
 		const struct bench_test *t = &bench_tests[i];
 
-		if (!(run_flags & BIT(t->bit)))
+		if (!bench_selected(t))
 			continue;
-		if (bench_aborted())
-			break;
-		err = bench_test_run(t);
-		if (err == -EINTR && bench_aborted())
-			break;
 		bench_ran++;
-		if (err) {
+		if (bench_is_pp(t))
+			pp_path_print(t->name, t->path, &bench_acc[i]);
+		if (bench_err[i]) {
 			bench_failed++;
-			pr_err("FAIL Type:%s error %d\n", t->name, err);
+			pr_err("FAIL Type:%s error %d\n", t->name, bench_err[i]);
 		}
 	}
 	kthread_complete_and_exit(&bench_done, 0);
@@ -907,6 +930,11 @@ static int bench_check_params(void)
 	if (!repeat || repeat > BENCH_REPEAT_MAX) {
 		pr_err("invalid repeat=%u: must be 1..%u\n",
 		       repeat, BENCH_REPEAT_MAX);
+		return -EINVAL;
+	}
+	if (chunk < BENCH_CHUNK_MIN || chunk > BENCH_CHUNK_MAX) {
+		pr_err("invalid chunk=%u: must be %u..%u\n",
+		       chunk, BENCH_CHUNK_MIN, BENCH_CHUNK_MAX);
 		return -EINVAL;
 	}
 	if (!returning_cpus) {

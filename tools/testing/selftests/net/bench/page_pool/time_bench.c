@@ -18,6 +18,35 @@ void time_bench_init(struct time_bench_record *rec, int step)
 	rec->step = step;
 }
 
+/* Keep @cnt, @tsc, @time as the minimum chunk if it has fewer cycles per element */
+static void time_bench_min(struct time_bench_record *rec, u64 cnt, u64 tsc,
+			   u64 time)
+{
+	u64 key = tsc, min_key = rec->min_tsc;
+
+	/* Without a cycle counter (reads zero), rank chunks by time */
+	if (!tsc && !rec->min_tsc) {
+		key = time;
+		min_key = rec->min_time;
+	}
+	/* key / cnt < min_key / min_cnt, without rounding */
+	if (!cnt || (rec->min_cnt && key * rec->min_cnt >= min_key * cnt))
+		return;
+	rec->min_cnt = cnt;
+	rec->min_tsc = tsc;
+	rec->min_time = time;
+}
+
+/* Account a timed chunk of @cnt elements; called after the stop stamps */
+void time_bench_chunk_done(struct time_bench_record *rec, u64 cnt, u64 tsc,
+			   u64 time)
+{
+	rec->tsc_interval += tsc;
+	rec->time_interval += time;
+	rec->invoked_cnt += cnt;
+	time_bench_min(rec, cnt, tsc, time);
+}
+
 /* Fold the accumulated measurement of @rec into @sum */
 void time_bench_add(struct time_bench_record *sum,
 		    const struct time_bench_record *rec)
@@ -25,13 +54,24 @@ void time_bench_add(struct time_bench_record *sum,
 	sum->invoked_cnt += rec->invoked_cnt;
 	sum->tsc_interval += rec->tsc_interval;
 	sum->time_interval += rec->time_interval;
+	time_bench_min(sum, rec->min_cnt, rec->min_tsc, rec->min_time);
+}
+
+/* @ns / @cnt as a quotient and three decimals */
+static void time_bench_per_elem(u64 ns, u64 cnt, u64 *quotient, u64 *decimal)
+{
+	u64 rem;
+
+	*quotient = div64_u64(ns, cnt);
+	rem = ns - *quotient * cnt;
+	/* rem < cnt <= U32_MAX * 10, so rem * 1000 cannot overflow */
+	*decimal = div64_u64(rem * 1000, cnt);
 }
 
 /* Derive the per element figures from the accumulated intervals */
 int time_bench_calc_stats(struct time_bench_record *rec)
 {
 	u64 cnt = rec->invoked_cnt;
-	u64 rem;
 
 	if (!cnt) {
 		pr_err("time_bench: nothing was measured\n");
@@ -45,10 +85,11 @@ int time_bench_calc_stats(struct time_bench_record *rec)
 	/* The cycle counter may not exist (reads zero) off x86 */
 	rec->tsc_cycles = div64_u64(rec->tsc_interval, cnt);
 
-	rec->ns_per_call_quotient = div64_u64(rec->time_interval, cnt);
-	rem = rec->time_interval - rec->ns_per_call_quotient * cnt;
-	/* rem < cnt <= U32_MAX * 10, so rem * 1000 cannot overflow */
-	rec->ns_per_call_decimal = div64_u64(rem * 1000, cnt);
+	time_bench_per_elem(rec->time_interval, cnt, &rec->ns_per_call_quotient,
+			    &rec->ns_per_call_decimal);
+	rec->min_cycles = div64_u64(rec->min_tsc, rec->min_cnt);
+	time_bench_per_elem(rec->min_time, rec->min_cnt, &rec->min_ns_quotient,
+			    &rec->min_ns_decimal);
 
 	rec->time_sec = div_u64_rem(rec->time_interval, NSEC_PER_SEC,
 				    &rec->time_sec_remainder);
@@ -57,15 +98,17 @@ int time_bench_calc_stats(struct time_bench_record *rec)
 
 /*
  * Print a result in the format the original time_bench used, so existing
- * parsers keep working.  @label is inserted after the type, e.g. "cpu:3".
+ * parsers keep working, with the minimum chunk appended.  @label is
+ * inserted after the type, e.g. "cpu:3".
  */
 void time_bench_print(const char *type, const char *label,
 		      const struct time_bench_record *rec)
 {
-	pr_info("Type:%s%s%s Per elem: %llu cycles(tsc) %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu)\n",
+	pr_info("Type:%s%s%s Per elem: %llu cycles(tsc) %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu) - (min chunk: %llu cycles(tsc) %llu.%03llu ns elements:%llu)\n",
 		type, label ? " " : "", label ? label : "",
 		rec->tsc_cycles, rec->ns_per_call_quotient,
 		rec->ns_per_call_decimal, rec->step, rec->time_sec,
 		rec->time_sec_remainder, rec->time_interval,
-		rec->invoked_cnt, rec->tsc_interval);
+		rec->invoked_cnt, rec->tsc_interval, rec->min_cycles,
+		rec->min_ns_quotient, rec->min_ns_decimal, rec->min_cnt);
 }

@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Figures people can trust: in QEMU guests, an A/A pair of runs shows no
+# significant difference, a build slowed on the fast path is reported as
+# a significant regression and fails the driver's gate (XFAIL with
+# KSFT_MACHINE_SLOW=yes), JSON validates, and the path checks hold. Once
+# emulated (TCG timing noise, the runner's built kernel, whose page_pool
+# statistics prove each test's path) and once deterministic (-icount
+# shift=0, Debian's kernel without the statistics, A/A across two boots,
+# whose instruction counts must repeat exactly).
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+BENCH=$REPO/tools/testing/selftests/net/bench
+CMP=$BENCH/bench_compare.py
+GUEST=$TESTS_DIR/figures/guest.sh
+# Fast-path subtests the slowed build slows, the page_pool ones
+FAST=(no-softirq-page_pool01 tasklet_page_pool01_fast_path)
+PP_TESTS=(no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
+	tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring
+	tasklet_page_pool03_slow)
+
+# slowed_copy TARGET WORK: WORK/slow gets the series' net/bench with 256
+# extra loop iterations per fast-path element (several times the path's
+# cost, to stand out of emulation's noise), built for TARGET's kernel.
+slowed_copy()
+{
+	local target=$1 work=$2 tree kdir sel=$2/slow/tools/testing/selftests
+	local src
+
+	read -r tree kdir < <(prepared "$target")
+	[ -n "$kdir" ] || return 1
+	rm -rf "$work/slow"
+	mkdir -p "$sel/kselftest" || return 1
+	(cd "$REPO" && git ls-files -z tools/testing/selftests/net/bench |
+		cpio -0 -pdm --quiet "$work/slow") || return 1
+	cp "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+		"$sel/kselftest/" || return 1
+	src=$sel/net/bench/page_pool/bench_page_pool_main.c
+	[ "$(grep -c 'page_pool_recycle_direct(pp, page);' "$src")" -eq 1 ] ||
+		return 1
+	sed -i '/page_pool_recycle_direct(pp, page);/i\
+			for (int slow = 0; slow < 256; slow++)\
+				barrier(); /* slowed for the test */' "$src"
+	make -C "$sel/net/bench/page_pool" KDIR="$kdir" \
+		>"$work/slow-build.log" 2>&1 &&
+	[ -f "$sel/net/bench/page_pool/bench_page_pool.ko" ]
+}
+
+# verdicts FILE: "test verdict" of each row of a bench_compare.py table
+verdicts()
+{
+	awk 'f && NF { print $1, $NF } /^test / { f = 1 }' "$1"
+}
+
+# judge MODE WORK PATH_CHECK SAME: the checks on the files the guest left.
+# PATH_CHECK: what path_check the page_pool tests must say; SAME: the
+# A/A verdict every row must have ("noise" or "same").
+judge()
+{
+	local mode=$1 work=$2 path=$3 same=$4 step t bad rc slower
+
+	for step in aa1 aa2 slow slowxfail; do
+		[ -f "$work/$step.rc" ] || {
+			not_ok "$mode: step $step ran"; return; }
+	done
+	for step in aa1 aa2; do
+		if [ "$(cat "$work/$step.rc")" -eq 0 ]; then
+			ok "$mode: A/A run $step passes"
+		else
+			not_ok "$mode: A/A run $step passes" \
+				"$(grep -E '^not ok|Bail' "$work/$step.tap")"
+		fi
+		check "$mode: $step.json validates against the schema" \
+			"$CMP" --validate "$work/$step.json"
+	done
+
+	# Path checks, as the driver says them and as the JSON records them
+	bad=
+	for t in "${PP_TESTS[@]}"; do
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not any(t["name"] == sys.argv[2] and t["path_check"] == sys.argv[3]
+		 for t in d["tests"]))' "$work/aa1.json" "$t" "$path" ||
+			bad+=" $t"
+	done
+	if [ -z "$bad" ]; then
+		ok "$mode: every page_pool test's path check says '$path'"
+	else
+		not_ok "$mode: every page_pool test's path check says '$path'" \
+			"not so for:$bad" "$(grep 'path' "$work/aa1.tap")"
+	fi
+	if [ "$path" = ok ]; then
+		expect_grep "$mode: the fast path proved from page_pool stats" \
+			"$work/aa1.tap" \
+			'^# no-softirq-page_pool01: path: pages from cache (9[0-9]|100)\.[0-9]%.*returned to cache 100\.0%'
+		expect_grep "$mode: the ptr_ring path proved from page_pool stats" \
+			"$work/aa1.tap" \
+			'^# tasklet_page_pool02_ptr_ring: path: .* ring 100\.0% .*returned to .* ring 100\.0%'
+		expect_grep "$mode: the slow path proved from page_pool stats" \
+			"$work/aa1.tap" \
+			'^# no-softirq-page_pool03: path: .* page allocator (9[0-9]|100)\.[0-9]% .* released 100\.0%'
+	else
+		expect_grep "$mode: the driver says the path was not checked" \
+			"$work/aa1.tap" '^# no-softirq-page_pool01: path not checked'
+	fi
+
+	# A/A: nothing significant, the threshold is not crossed
+	"$CMP" "$work/aa1.json" "$work/aa2.json" >"$work/aa.txt" 2>&1
+	rc=$?
+	bad=$(verdicts "$work/aa.txt" | awk -v same="$same" '$2 != same')
+	if [ "$rc" -eq 0 ] && [ -z "$bad" ] && [ -n "$(verdicts "$work/aa.txt")" ]; then
+		ok "$mode: A/A compare: every test '$same'"
+	else
+		not_ok "$mode: A/A compare: every test '$same' (exit $rc)" \
+			"$(cat "$work/aa.txt")"
+	fi
+	expect_rc "$mode: A/A compare --threshold 5 exits 0" 0 "$work/aa-gate.txt" \
+		"$CMP" --threshold 5 "$work/aa1.json" "$work/aa2.json"
+
+	# The slowed build: a significant regression on the fast paths only
+	"$CMP" "$work/aa1.json" "$work/slow.json" >"$work/slow.txt" 2>&1
+	slower=$(verdicts "$work/slow.txt")
+	for t in "${FAST[@]}"; do
+		if grep -qE "^$t (significant|exact)\$" <<<"$slower" &&
+		   grep -qE "^$t .* \+[0-9.]+% " "$work/slow.txt"; then
+			ok "$mode: slowed build: $t a significant regression"
+		else
+			not_ok "$mode: slowed build: $t a significant regression" \
+				"$(cat "$work/slow.txt")"
+		fi
+	done
+	expect_rc "$mode: slowed build: compare --threshold 5 exits 1" 1 \
+		"$work/slow-gate.txt" \
+		"$CMP" --threshold 5 "$work/aa1.json" "$work/slow.json"
+	if [ "$(cat "$work/slow.rc")" -eq 1 ] &&
+	   grep -qE "^not ok [0-9]+ ${FAST[0]} # regression" "$work/slow.tap" &&
+	   grep -qE "^not ok [0-9]+ ${FAST[1]} # regression" "$work/slow.tap"; then
+		ok "$mode: slowed build: the driver's gate fails both fast paths, exit 1"
+	else
+		not_ok "$mode: slowed build: the driver's gate fails, exit 1" \
+			"exit $(cat "$work/slow.rc")" \
+			"$(grep -E '^(not )?ok|regress' "$work/slow.tap")"
+	fi
+	if [ "$(cat "$work/slowxfail.rc")" -eq 0 ] &&
+	   grep -qE "^ok [0-9]+ ${FAST[0]} # (XFAIL|SKIP) regression" \
+		"$work/slowxfail.tap"; then
+		ok "$mode: KSFT_MACHINE_SLOW=yes: the regression is XFAIL (SKIP without ktap_test_xfail), exit 0"
+	else
+		not_ok "$mode: KSFT_MACHINE_SLOW=yes: the regression is XFAIL or SKIP, exit 0" \
+			"exit $(cat "$work/slowxfail.rc")" \
+			"$(grep -E '^(not )?ok' "$work/slowxfail.tap")"
+	fi
+}
+
+# Deterministic counts repeat exactly across boots: each test's count,
+# the median of its repetitions as bench_compare.py takes it. Every rep is
+# listed: a single rep of a slow path can stay above the floor when the
+# page allocator's state keeps every chunk off its per-CPU lists.
+same_counts()
+{
+	python3 - "$1" "$2" <<'PY'
+import json
+import statistics
+import sys
+
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+reps_b = {t['name']: [r['cycles'] for r in t['reps']] for t in b['tests']}
+bad = 0
+for t in a['tests']:
+    ra, rb = [r['cycles'] for r in t['reps']], reps_b.get(t['name'], [])
+    same = bool(ra and rb) and statistics.median(ra) == statistics.median(rb)
+    bad += not same
+    print(f"{t['name']}: {'same' if same else 'DIFFERS'}: boot 1 {ra}, "
+          f"boot 2 {rb}")
+sys.exit(bad > 0 or not a['tests'])
+PY
+}
+
+figures()
+{
+	local mode=$1 target=$2 work=$VMTEST_CACHE/figures-test/$1
+	local -a args=(-t "$target" -T 2400)
+
+	rm -rf "$work"
+	mkdir -p "$work"
+	if ! slowed_copy "$target" "$work"; then
+		not_ok "$mode: slowed build for $target" "see $work/slow-build.log"
+		return
+	fi
+	ok "$mode: slowed build for $target"
+	if [ "$mode" = emulated ]; then
+		expect_rc "$mode: guest run" 0 "$OUT/figures-$mode.log" \
+			"$VMTEST" "${args[@]}" -e FLAGS=0x7e -e SIZE="-t 0.2" \
+			-e REPS=5 -- \
+			bash "$GUEST" "$work" aa1 aa2 slow slowxfail
+		judge "$mode" "$work" ok noise
+		return
+	fi
+	args+=(-D -e FLAGS=0x7f -e SIZE="-l 50000" -e REPS=5)
+	expect_rc "$mode: first boot" 0 "$OUT/figures-$mode-1.log" \
+		"$VMTEST" "${args[@]}" -- bash "$GUEST" "$work" aa1 slow slowxfail
+	expect_rc "$mode: second boot" 0 "$OUT/figures-$mode-2.log" \
+		"$VMTEST" "${args[@]}" -- bash "$GUEST" "$work" aa2
+	judge "$mode" "$work" "not checked" same
+	check "$mode: every count repeats exactly across boots" \
+		same_counts "$work/aa1.json" "$work/aa2.json"
+	same_counts "$work/aa1.json" "$work/aa2.json" | sed 's/^/#   /'
+}
+
+figures emulated current
+figures deterministic distro
+tests_done figures
