@@ -55,6 +55,8 @@ returning_cpus=$cpus returning_cpus
 cpu=$cpus cpu
 cpu=-2 cpu
 tag=a/b tag
+chunk=63 chunk
+chunk=65537 chunk
 EOF
 
 # Not root: SKIP, exit 4. From a copy nobody can read (the tree may sit
