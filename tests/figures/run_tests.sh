@@ -155,14 +155,13 @@ sys.exit(not any(t["name"] == sys.argv[2] and t["path_check"] == sys.argv[3]
 }
 
 # Deterministic counts repeat exactly across boots: each test's count,
-# the median of its repetitions as bench_compare.py takes it. Every rep is
-# listed: a single rep of a slow path can stay above the floor when the
-# page allocator's state keeps every chunk off its per-CPU lists.
+# the cheapest of its repetitions as bench_compare.py takes it. Every rep
+# is listed: a single rep of a slow path can stay above the floor when
+# the page allocator's state keeps every chunk off its per-CPU lists.
 same_counts()
 {
 	python3 - "$1" "$2" <<'PY'
 import json
-import statistics
 import sys
 
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -170,7 +169,7 @@ reps_b = {t['name']: [r['cycles'] for r in t['reps']] for t in b['tests']}
 bad = 0
 for t in a['tests']:
     ra, rb = [r['cycles'] for r in t['reps']], reps_b.get(t['name'], [])
-    same = bool(ra and rb) and statistics.median(ra) == statistics.median(rb)
+    same = bool(ra and rb) and min(ra) == min(rb)
     bad += not same
     print(f"{t['name']}: {'same' if same else 'DIFFERS'}: boot 1 {ra}, "
           f"boot 2 {rb}")
