@@ -68,6 +68,10 @@ RCU stall, panic) or a timeout.
   -- command ...      run this command in the guest instead of the
                       selftests (in the prepared tree's directory)
 
+The guest sees the host's files read-only at their paths, except below
+/tmp, /var/tmp, /run and /dev/shm, where it has its own tmpfs: the
+runner, its cache and the files a command uses must live elsewhere.
+
 Environment: VMTEST_CACHE (cache directory), as --cache.
 EOF
 }
@@ -147,6 +151,23 @@ parse_args()
 		die "--shell and a command exclude each other"
 	[ "$SHELL_MODE" -eq 0 ] || [ -t 0 ] ||
 		die "--shell needs a terminal on standard input"
+	[ "$PREPARE" -eq 1 ] || check_guest_paths
+}
+
+# The guest sees the host's files at their paths, except below the
+# directories it mounts its own tmpfs on: the runner's scripts and its
+# cache must not live there.
+check_guest_paths()
+{
+	local p
+
+	for p in "$VMTEST_DIR" "$VMTEST_CACHE"; do
+		case $(realpath -m "$p")/ in
+		/tmp/* | /var/tmp/* | /run/* | /dev/shm/*)
+			die "$p is below /tmp, /var/tmp, /run or /dev/shm, which the guest replaces with its own tmpfs: use a checkout and a cache (--cache) elsewhere"
+			;;
+		esac
+	done
 }
 
 # Write the job the guest runs for the prepared tree, kernel build dir

@@ -45,6 +45,12 @@ check_ktap()
 	fi
 }
 
+# 0. What the guest cannot see is refused before any work.
+expect_rc "a cache below /tmp is refused" 1 "$OUT/vm-tmp.log" \
+	env VMTEST_CACHE=/tmp/vmtest-refused "$VMTEST" -t distro -- true &&
+	expect_grep "a cache below /tmp is refused: says why" "$OUT/vm-tmp.log" \
+		'below /tmp, .* its own tmpfs'
+
 # 1. The benchmarks, both targets, as the README's first command.
 start=$(date +%s)
 expect_rc "vmtest.sh, both targets, passes" 0 "$OUT/vm-first.log" "$VMTEST"
