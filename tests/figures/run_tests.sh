@@ -78,19 +78,20 @@ judge()
 	done
 
 	# Path checks, as the driver says them and as the JSON records them
-	bad=
-	for t in "${PP_TESTS[@]}"; do
-		python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(not any(t["name"] == sys.argv[2] and t["path_check"] == sys.argv[3]
-		 for t in d["tests"]))' "$work/aa1.json" "$t" "$path" ||
-			bad+=" $t"
-	done
+	bad=$(python3 - "$work/aa1.json" "$path" "${PP_TESTS[@]}" <<'PY'
+import json
+import sys
+
+doc, want, names = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3:]
+said = {t['name']: t['path_check'] for t in doc['tests']}
+print(' '.join(n for n in names if said.get(n) != want))
+PY
+)
 	if [ -z "$bad" ]; then
 		ok "$mode: every page_pool test's path check says '$path'"
 	else
 		not_ok "$mode: every page_pool test's path check says '$path'" \
-			"not so for:$bad" "$(grep 'path' "$work/aa1.tap")"
+			"not so for: $bad" "$(grep 'path' "$work/aa1.tap")"
 	fi
 	if [ "$path" = ok ]; then
 		expect_grep "$mode: the fast path proved from page_pool stats" \

@@ -95,7 +95,7 @@ MODULE_PARM_DESC(run_flags,
 static unsigned int repeat = 1;
 module_param(repeat, uint, 0444);
 MODULE_PARM_DESC(repeat,
-		 "Runs of each selected test, 1..1000 (default 1); with more than 1 each result line carries a rep:i/R label");
+		 "Rounds of the selected tests, each test once per round, 1..1000 (default 1); with more than 1 each result line carries a rep:i/R label");
 
 static unsigned int chunk = BENCH_CHUNK_DEFAULT;
 module_param(chunk, uint, 0444);
