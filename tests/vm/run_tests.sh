@@ -3,8 +3,8 @@
 # The QEMU runner, end to end: both targets run the selftests and pass with
 # every benchmark subtest reported; a second run rebuilds nothing; a
 # WARN_ON, an oops and a hang each fail the run with the splat or a clear
-# timeout message; --ksrc works on a tree we prepare and leaves it as it
-# was.
+# timeout message; a kernel crashing while it boots is booted again;
+# --ksrc works on a tree we prepare and leaves it as it was.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -50,6 +50,9 @@ expect_rc "a cache below /tmp is refused" 1 "$OUT/vm-tmp.log" \
 	env VMTEST_CACHE=/tmp/vmtest-refused "$VMTEST" -t distro -- true &&
 	expect_grep "a cache below /tmp is refused: says why" "$OUT/vm-tmp.log" \
 		'below /tmp, .* its own tmpfs'
+
+# A kernel that crashes while booting is booted again (stand-in QEMU).
+"$TESTS_DIR/vm/boot_retry.sh"
 
 # 1. The benchmarks, both targets, as the README's first command.
 start=$(date +%s)

@@ -13,10 +13,14 @@ ninep_modules()
 	modprobe -S "$release" --show-depends 9p 2>/dev/null
 }
 
+# The initramfs's first words: the kernel finished booting and userspace
+# runs (lib/vm.sh looks for them).
+BOOT_MARKER='vmtest-initramfs: userspace started'
+
 write_initramfs_init()
 {
+	printf '#!/bin/busybox sh\necho "%s"\n' "$BOOT_MARKER"
 	cat <<'EOF'
-#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t devtmpfs dev /dev

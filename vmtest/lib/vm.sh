@@ -47,9 +47,53 @@ report_splats()
 	return 0
 }
 
+# Boots tried before a kernel that crashes while booting fails the run.
+BOOT_ATTEMPTS=3
+
+# crashed_booting QEMU_RC JOBDIR: did the kernel die before userspace
+# started? No test has run then, so the crash is the emulation's or the
+# kernel's own boot (Debian's kernel has been seen to take an int3 Oops in
+# sched_clock_cpu while another vCPU patched a static branch under
+# multi-threaded TCG), and the boot is worth trying again. A timeout is
+# not retried: a hang would just hang again.
+crashed_booting()
+{
+	local rc=$1 job=$2
+
+	[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] && [ "$SHELL_MODE" -eq 0 ] &&
+		[ ! -s "$job/rc" ] &&
+		! grep -qF "$BOOT_MARKER" "$job/console.log" &&
+		grep -qE "^\[ *[0-9]+\.[0-9]+\].*$SPLAT_RE" "$job/console.log"
+}
+
 # run_vm KERNEL INITRD JOBDIR: returns the job's code, or 1 on a splat,
-# a crash or a timeout.
+# a crash or a timeout. A kernel that crashes before userspace starts is
+# booted again, up to BOOT_ATTEMPTS times, each crash kept and reported.
 run_vm()
+{
+	local kernel=$1 initrd=$2 job=$3 log=$3/console.log
+	local attempt rc
+
+	for ((attempt = 1; ; attempt++)); do
+		boot_vm "$kernel" "$initrd" "$job"
+		rc=$?
+		crashed_booting "$rc" "$job" || break
+		mv "$log" "$job/console.boot-$attempt.log"
+		msg "the kernel crashed while booting, before any test ran" \
+			"(boot $attempt of $BOOT_ATTEMPTS):"
+		grep -m 3 -E "^\[ *[0-9]+\.[0-9]+\].*($SPLAT_RE|RIP:)" \
+			"$job/console.boot-$attempt.log" >&2
+		[ "$attempt" -lt "$BOOT_ATTEMPTS" ] || {
+			msg "giving up; consoles kept in $job"
+			return 1
+		}
+		msg "booting again; that console is kept as $job/console.boot-$attempt.log"
+	done
+	judge_vm "$rc" "$job"
+}
+
+# boot_vm KERNEL INITRD JOBDIR: one boot, QEMU's exit code.
+boot_vm()
 {
 	local kernel=$1 initrd=$2 job=$3 log=$3/console.log
 	local append rc in=/dev/null
@@ -80,6 +124,14 @@ run_vm()
 	timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" <"$in"
 	rc=$?
 	[ "$SHELL_MODE" -eq 1 ] && stty sane 2>/dev/null
+	return "$rc"
+}
+
+# judge_vm QEMU_RC JOBDIR: the run's code from QEMU's exit, the console
+# and the job's recorded exit code.
+judge_vm()
+{
+	local rc=$1 job=$2 log=$2/console.log
 
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		msg "guest timed out after $VM_TIMEOUT s and was killed; last console lines:"
