@@ -52,7 +52,7 @@ T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
         2.048, 2.045, 2.042)
 opt = {'seed': '1', 'reps': '10', 'mode': 'hardware', 'unit': 'tsc-cycles',
        'benchmark': 'ptr_ring_test', 'slow': '', 'pct': '0', 'extra': '0',
-       'count': '100000', 'noise': '0.01'}
+       'count': '100000', 'noise': '0.01', 'drift': '1'}
 opt.update(a.split('=', 1) for a in sys.argv[2:])
 rnd = random.Random(int(opt['seed']))
 base = {'single': 20.0, 'spsc': 12.0, 'batch_consume': 8.0,
@@ -72,7 +72,9 @@ def stats(v):
 tests = []
 for name, ns in base.items():
     reps = []
+    # drift: the whole run slower or faster, as runs differ by boot
     scale = 1 + float(opt['pct']) / 100 if name == opt['slow'] else 1
+    scale *= float(opt['drift'])
     for _ in range(int(opt['reps'])):
         t = ns * scale * rnd.gauss(1, float(opt['noise']))
         if opt['unit'] == 'instructions':
@@ -360,6 +362,87 @@ EOF
 	fi
 }
 
+# Groups of runs: runs that drift apart by more than their repetitions'
+# spread are noise when each run's mean is one sample.
+test_runs()
+{
+	local log=$tmp/g.log d i a=() b=() slow=()
+
+	i=0
+	for d in 1.00 1.06 0.97; do
+		i=$((i + 1))
+		gen "$tmp/ga$i.json" seed=$((20 + i)) noise=0.005 drift=$d
+		a+=("$tmp/ga$i.json")
+	done
+	i=0
+	for d in 1.04 0.95 1.02; do
+		i=$((i + 1))
+		gen "$tmp/gb$i.json" seed=$((30 + i)) noise=0.005 drift=$d
+		gen "$tmp/gs$i.json" seed=$((40 + i)) noise=0.005 drift=$d \
+			slow=spsc pct=30
+		b+=("$tmp/gb$i.json")
+		slow+=("$tmp/gs$i.json")
+	done
+
+	"$CMP" "${a[1]}" "${b[1]}" >"$log" 2>&1
+	expect_grep "drifting runs, one run per side: the drift looks significant" \
+		"$log" ' significant$'
+	expect_rc "drifting runs, 3 per side: exit 0 at --threshold 0" 0 "$log" \
+		"$CMP" --threshold 0 --before "${a[@]}" --after "${b[@]}"
+	expect_no_grep "drifting runs, 3 per side: nothing significant" "$log" \
+		significant
+	expect_grep "runs: the header says each run's mean is a sample" "$log" \
+		'on the mean ns per element of each run; figures are means of the runs'
+	expect_grep "runs: the header names the groups" "$log" \
+		'^ptr_ring_test: 3 runs \(.*ga1\.json, .*\) \(before\) vs 3 runs'
+	expect_grep "runs: the header describes every run" "$log" \
+		'^after:  7\.2\.0-test'
+
+	"$CMP" --before "${a[@]}" --after "${slow[@]}" >"$log" 2>&1
+	if [ "$(verdict "$log" spsc)" = significant ] &&
+	   [ "$(grep -c ' significant$' "$log")" -eq 1 ]; then
+		ok "runs: +30 % on spsc significant, nothing else"
+	else
+		not_ok "runs: +30 % on spsc significant, nothing else" "$(cat "$log")"
+	fi
+	expect_rc "runs: +30 % on spsc: --threshold 5 exits 1" 1 "$log" \
+		"$CMP" --threshold 5 --before "${a[@]}" --after "${slow[@]}"
+	"$CMP" --before "${a[0]}" --after "${slow[@]}" >"$log" 2>&1
+	expect_grep "runs: one run before: the reps of all runs are the samples" \
+		"$log" 'on the ns per element of each rep'
+
+	gen "$tmp/gd1.json" unit=instructions mode=deterministic seed=1
+	mutate "$tmp/gd1.json" "$tmp/gd2.json" \
+		"d['tests'][0]['reps'][0]['cycles'] = 990.0
+d['tests'][0]['stats']['cycles']['min'] = 990.0
+c = [r['cycles'] for r in d['tests'][0]['reps']]
+d['tests'][0]['stats']['cycles']['mean'] = sum(c) / len(c)
+import statistics
+d['tests'][0]['stats']['cycles']['stddev'] = statistics.stdev(c)
+m, h = sum(c) / len(c), 2.262 * statistics.stdev(c) / len(c) ** 0.5
+d['tests'][0]['stats']['cycles']['ci95'] = [m - h, m + h]"
+	"$CMP" --before "$tmp/gd1.json" "$tmp/gd2.json" \
+		--after "$tmp/gd1.json" "$tmp/gd1.json" >"$log" 2>&1
+	expect_grep "runs, deterministic: the cheapest rep of all the runs" \
+		"$log" '^single +990\.0 +1000\.0 +\+10\.0 .* exact$'
+
+	expect_rc "--before without --after: exit 2" 2 "$log" \
+		"$CMP" --before "${a[@]}"
+	expect_grep "--before without --after: says so" "$log" \
+		'--before and --after go together'
+	expect_rc "--before/--after and another FILE: exit 2" 2 "$log" \
+		"$CMP" "${a[0]}" --before "${a[@]}" --after "${b[@]}"
+	expect_rc "runs of another benchmark in a group: exit 2" 2 "$log" \
+		"$CMP" --before "${a[@]}" --after "${b[0]}" "$tmp/pp.json"
+	expect_rc "--alpha 0: exit 2" 2 "$log" \
+		"$CMP" --alpha 0 "${a[0]}" "${b[0]}"
+	expect_rc "--alpha 1.5: exit 2" 2 "$log" \
+		"$CMP" --alpha 1.5 "${a[0]}" "${b[0]}"
+	"$CMP" --alpha 0.01 "${a[0]}" "${b[0]}" >"$log" 2>&1
+	expect_grep "--alpha 0.01: the header says so" "$log" \
+		'family-wise alpha 0.01 over the tests'
+}
+
 # Build ptr_ring_test natively, the tree laid over KSRC as symlinks.
 build_ptr_ring()
 {
@@ -509,6 +592,7 @@ main()
 	test_validate
 	test_errors
 	test_compare
+	test_runs
 	test_real
 	test_run_info
 }

@@ -5,8 +5,9 @@
 # STEP runs the benchmark driver once and leaves WORK/STEP.json, .tap
 # and .rc (the driver's exit code) for the host to judge:
 #
-#   aa1, aa2   the tree's driver and module (an A/A pair)
-#   slow       the slowed copy in WORK/slow, gated on WORK/aa1.json
+#   a1, b1, a2 ...  the tree's driver and module (A/A: sides a and b,
+#                   runs alternated so that drift falls on both)
+#   slow       the slowed copy in WORK/slow, gated on WORK/a1.json
 #   slowxfail  the same with KSFT_MACHINE_SLOW=yes, fast paths only
 #
 # usage: guest.sh WORK STEP...
@@ -22,12 +23,12 @@ read -ra size <<<"${SIZE:?}"
 
 for step in "$@"; do
 	case $step in
-	aa1 | aa2) cmd=("$tree_bench/test_bench_page_pool.sh" -f "$flags") ;;
+	[ab][1-9]) cmd=("$tree_bench/test_bench_page_pool.sh" -f "$flags") ;;
 	slow) cmd=("$slow_bench/test_bench_page_pool.sh" -f "$flags"
-		   -b "$work/aa1.json") ;;
+		   -b "$work/a1.json") ;;
 	slowxfail) cmd=(env KSFT_MACHINE_SLOW=yes
 			"$slow_bench/test_bench_page_pool.sh" -f 0x12
-			-b "$work/aa1.json") ;;
+			-b "$work/a1.json") ;;
 	*) echo "guest.sh: unknown step '$step'" >&2; exit 2 ;;
 	esac
 	echo "guest.sh: $step"

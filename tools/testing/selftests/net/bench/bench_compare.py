@@ -12,6 +12,12 @@ Holm's method, so that a table of many tests does not show noise as
 significant).  Deterministic runs (instruction counts) are compared
 exactly.
 
+The repetitions of one run share its boot, its CPU frequency and the
+host's load of the moment; runs differ by more than that, most of all
+under emulation.  Given several runs per side (--before A1 A2 A3 --after
+B1 B2 B3, ideally alternated), each run's mean is one sample, so that the
+test weighs the variation between runs.
+
 Exit status: 0, or 1 when --threshold is exceeded or --validate finds a
 problem, 2 for unreadable or incomparable files and usage errors.
 """
@@ -381,35 +387,65 @@ def _differences(before, after, what):
     return f'{what}: ' + (', '.join(out) if out else 'same')
 
 
-def compare_tests(before, after, deterministic):
-    """Rows of the comparison, and whether each got worse: (row, pct)."""
-    after_tests = {t['name']: t for t in after['tests']}
+def _runs_of(docs, name, key):
+    """The per-rep values of test NAME in each run that has them."""
+    runs = []
+    for doc in docs:
+        for test in doc['tests']:
+            if test['name'] == name and _per_rep(test, key):
+                runs.append(_per_rep(test, key))
+    return runs
+
+
+def _samples(runs, between_runs):
+    """Each run's mean, or all the runs' repetitions."""
+    return [mean(r) for r in runs] if between_runs else sum(runs, [])
+
+
+def _status(docs, name):
+    return '/'.join(sorted({t['status'] for d in docs for t in d['tests']
+                            if t['name'] == name})) or 'missing'
+
+
+def compare_tests(before, after, deterministic, alpha=ALPHA):
+    """Rows of the comparison of two groups of runs (lists of documents).
+
+    With at least two runs on each side, each run's mean is one sample:
+    the test then sees the variation between runs (boots, host load,
+    drift), which the repetitions of a single run do not show.  Otherwise
+    the repetitions of all the side's runs are the samples.
+    """
+    between_runs = len(before) > 1 and len(after) > 1
+    names = []
+    for doc in before:
+        names += [t['name'] for t in doc['tests'] if t['name'] not in names]
     rows = []
-    for bt in before['tests']:
-        at = after_tests.get(bt['name'])
-        if at is None:
+    for name in names:
+        if not any(t['name'] == name for d in after for t in d['tests']):
             continue
-        row = {'test': bt['name'], 'worse': None}
-        bns, ans = _per_rep(bt, 'ns'), _per_rep(at, 'ns')
-        bcy, acy = _per_rep(bt, 'cycles'), _per_rep(at, 'cycles')
-        row['ns'] = (mean(bns), mean(ans)) if bns and ans else None
-        row['cycles'] = None
-        if bcy and acy:
-            # Deterministic counts only rise above the path's cost (the
-            # page allocator's state can keep a rep off its floor): the
-            # cheapest rep is the count
-            row['cycles'] = (min(bcy), min(acy)) if deterministic \
-                else (mean(bcy), mean(acy))
+        row = {'test': name, 'worse': None, 'pct': None, 'cycles': None}
+        bns, ans = _runs_of(before, name, 'ns'), _runs_of(after, name, 'ns')
         # A test failed by a regression gate or a path check still has
         # its figures (the header notes failed path checks); a skipped
         # or broken one has none.
         if not (bns and ans):
-            row['pct'] = None
-            row['verdict'] = f'n/a ({bt["status"]} -> {at["status"]})'
+            row.update(ns=None, verdict=f'n/a ({_status(before, name)} -> '
+                       f'{_status(after, name)})')
             rows.append(row)
             continue
+        bs, as_ = _samples(bns, between_runs), _samples(ans, between_runs)
+        row['ns'] = (mean(bs), mean(as_))
+        bcy = _runs_of(before, name, 'cycles')
+        acy = _runs_of(after, name, 'cycles')
+        if bcy and acy and deterministic:
+            # Deterministic counts only rise above the path's cost (the
+            # page allocator's state can keep a rep off its floor): the
+            # cheapest rep is the count
+            row['cycles'] = (min(sum(bcy, [])), min(sum(acy, [])))
+        elif bcy and acy:
+            row['cycles'] = (mean(_samples(bcy, between_runs)),
+                             mean(_samples(acy, between_runs)))
         base = row['cycles'] if deterministic else row['ns']
-        row['pct'] = None
         if base and base[0]:
             row['pct'] = (base[1] - base[0]) / base[0] * 100.0
         if deterministic:
@@ -420,17 +456,18 @@ def compare_tests(before, after, deterministic):
                 row['worse'] = row['cycles'][1] > row['cycles'][0]
             else:
                 row['verdict'] = 'same'
-        elif len(bns) < 2 or len(ans) < 2:
-            row['verdict'] = 'n/a (needs >= 2 reps)'
+        elif len(bs) < 2 or len(as_) < 2:
+            row['verdict'] = 'n/a (needs >= 2 ' + \
+                ('runs)' if between_runs else 'reps)')
         else:
-            row['p'] = welch(bns, ans)[2]
+            row['p'] = welch(bs, as_)[2]
         rows.append(row)
     tested = sorted((r for r in rows if 'p' in r), key=lambda r: r['p'])
     rejecting = True
     for k, row in enumerate(tested):
         # Holm: the k-th smallest p against alpha / (m - k), until the
         # first that is not significant
-        rejecting = rejecting and row['p'] < ALPHA / (len(tested) - k)
+        rejecting = rejecting and row['p'] < alpha / (len(tested) - k)
         row['verdict'] = 'significant' if rejecting else 'noise'
         if rejecting:
             row['worse'] = row['ns'][1] > row['ns'][0]
@@ -471,31 +508,34 @@ def table(rows, deterministic, fmt):
     return lines
 
 
-def compare(before, after, names, args):
-    """Print one comparison; returns the tests over the threshold."""
-    b_unit, a_unit = before['unit'], after['unit']
-    if before['benchmark'] != after['benchmark']:
-        raise BenchError(f'{names[1]}: benchmark {after["benchmark"]!r}, but '
-                         f'{names[0]} is {before["benchmark"]!r}')
-    if b_unit.get('cycles') != a_unit.get('cycles') or \
-       b_unit.get('time') != a_unit.get('time'):
-        raise BenchError(f'{names[1]}: unit {a_unit}, but {names[0]} has '
-                         f'{b_unit}: not comparable')
-    deterministic = b_unit.get('cycles') == 'instructions'
-    rows = compare_tests(before, after, deterministic)
-    if not rows:
-        raise BenchError(f'{names[0]} and {names[1]} have no test in common')
+def _label(names):
+    return names[0] if len(names) == 1 else \
+        f'{len(names)} runs ({", ".join(names)})'
 
-    md = args.format == 'markdown'
-    hdr = [f'{before["benchmark"]}: {names[0]} (before) vs {names[1]} '
-           '(after)',
-           f'before: {_describe(before)}',
-           f'after:  {_describe(after)}',
-           _differences(before['run']['parameters'],
-                        after['run']['parameters'], 'parameters that differ')]
+
+def _check_comparable(docs, names):
+    first, unit = docs[0], docs[0]['unit']
+    for doc, name in zip(docs[1:], names[1:]):
+        if doc['benchmark'] != first['benchmark']:
+            raise BenchError(f'{name}: benchmark {doc["benchmark"]!r}, but '
+                             f'{names[0]} is {first["benchmark"]!r}')
+        if (doc['unit'].get('cycles'), doc['unit'].get('time')) != \
+           (unit.get('cycles'), unit.get('time')):
+            raise BenchError(f'{name}: unit {doc["unit"]}, but {names[0]} '
+                             f'has {unit}: not comparable')
+
+
+def _header(before, after, bnames, anames, deterministic, between_runs,
+            rows, alpha):
+    b0, a0 = before[0], after[0]
+    hdr = [f'{b0["benchmark"]}: {_label(bnames)} (before) vs '
+           f'{_label(anames)} (after)']
+    hdr += [f'before: {_describe(d)}' for d in before]
+    hdr += [f'after:  {_describe(d)}' for d in after]
+    hdr.append(_differences(b0['run']['parameters'], a0['run']['parameters'],
+                            'parameters that differ'))
     for key in ('preempt', 'debug', 'page_pool_stats'):
-        bv, av = before['run']['config'].get(key), \
-            after['run']['config'].get(key)
+        bv, av = b0['run']['config'].get(key), a0['run']['config'].get(key)
         if bv != av:
             hdr.append(f'config differs: {key} {bv} -> {av}')
     if deterministic:
@@ -504,20 +544,22 @@ def compare(before, after, names, args):
                    'instructions')
     else:
         hdr.append(f"test: Welch's t-test, two-sided, family-wise alpha "
-                   f"{ALPHA} over the tests (Holm), on the "
-                   'ns per element of each rep; figures are means of the '
-                   'reps, cycles are '
-                   f'{b_unit.get("cycles") or "not measured"}')
-    if before['run']['mode'] != after['run']['mode']:
-        hdr.append(f'note: measured differently ({before["run"]["mode"]} '
-                   f'vs {after["run"]["mode"]}): the change includes that')
-    for doc, name in ((before, names[0]), (after, names[1])):
+                   f"{alpha:g} over the tests (Holm), on " +
+                   ('the mean ns per element of each run; figures are means '
+                    'of the runs' if between_runs else
+                    'the ns per element of each rep; figures are means of '
+                    'the reps') + ', cycles are ' +
+                   (b0['unit'].get('cycles') or 'not measured'))
+    if b0['run']['mode'] != a0['run']['mode']:
+        hdr.append(f'note: measured differently ({b0["run"]["mode"]} '
+                   f'vs {a0["run"]["mode"]}): the change includes that')
+    tested = {r['test'] for r in rows}
+    for doc, name in zip(before + after, bnames + anames):
         if doc['run']['mode'] == 'emulated':
             hdr.append(f'note: {name}: figures are from emulation, not '
                        'hardware')
         failed = [t['name'] for t in doc['tests']
-                  if t['path_check'] == 'failed' and
-                  t['name'] in {r['test'] for r in rows}]
+                  if t['path_check'] == 'failed' and t['name'] in tested]
         if failed:
             hdr.append(f'note: {name}: path check failed for '
                        f'{", ".join(failed)}: those figures may not be of '
@@ -526,7 +568,23 @@ def compare(before, after, names, args):
             hdr.append(f'note: {name}: debug options '
                        f'{", ".join(doc["run"]["config"]["debug"])}: '
                        'figures are not those of a production kernel')
-    if md:
+    return hdr
+
+
+def compare(before, after, bnames, anames, args):
+    """Print one comparison of two groups of runs; returns the tests over
+    the threshold."""
+    _check_comparable(before + after, bnames + anames)
+    deterministic = before[0]['unit'].get('cycles') == 'instructions'
+    between_runs = len(before) > 1 and len(after) > 1
+    rows = compare_tests(before, after, deterministic, args.alpha)
+    if not rows:
+        raise BenchError(f'{_label(bnames)} and {_label(anames)} have no '
+                         'test in common')
+
+    hdr = _header(before, after, bnames, anames, deterministic,
+                  between_runs, rows, args.alpha)
+    if args.format == 'markdown':
         # Two trailing spaces: a line break in Markdown, harmless in mail.
         print('\n'.join(line + '  ' for line in hdr))
     else:
@@ -547,13 +605,19 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description='Compare kselftest-bench result files (JSON written by '
         'bench_page_pool and ptr_ring_test --json): each later file against '
-        'the first, test by test.',
+        'the first, test by test; or a group of runs before against a group '
+        'after (--before/--after), tested on the variation between runs.',
         epilog='Exit status: 0; 1 when a test got slower than --threshold '
         'or --validate found a problem; 2 for unreadable, invalid or '
         'incomparable files and usage errors.')
-    parser.add_argument('files', nargs='+', metavar='FILE',
+    parser.add_argument('files', nargs='*', metavar='FILE',
                         help='BEFORE.json AFTER.json [MORE.json ...], or the '
                         'files to check with --validate')
+    parser.add_argument('--before', nargs='+', metavar='FILE',
+                        help='several runs (boots) of the old kernel; with '
+                        '--after')
+    parser.add_argument('--after', nargs='+', metavar='FILE',
+                        help='several runs of the new kernel; with --before')
     parser.add_argument('--format', choices=('text', 'markdown'),
                         default='text',
                         help='aligned text columns (default) or a Markdown '
@@ -562,15 +626,27 @@ def main(argv=None):
                         help='exit 1 if a test got significantly slower (or, '
                         'for deterministic runs, more instructions) by more '
                         'than PCT percent')
+    parser.add_argument('--alpha', type=float, default=ALPHA,
+                        help='family-wise significance level (default '
+                        f'{ALPHA:g})')
     parser.add_argument('--validate', action='store_true',
                         help='only check FILEs against the schema')
     args = parser.parse_args(argv)
     if args.threshold is not None and (not math.isfinite(args.threshold) or
                                        args.threshold < 0):
         parser.error('--threshold: PCT must be a number >= 0')
+    if not 0.0 < args.alpha < 1.0:
+        parser.error('--alpha: must be between 0 and 1')
+    if (args.before is None) != (args.after is None):
+        parser.error('--before and --after go together')
+    if args.before and (args.files or args.validate):
+        parser.error('--before/--after take the files: no other FILE, '
+                     'no --validate')
 
     try:
         if args.validate:
+            if not args.files:
+                parser.error('--validate: which FILEs?')
             bad = 0
             for path in args.files:
                 problems = validate(load(path))
@@ -581,15 +657,20 @@ def main(argv=None):
                 bad += bool(problems)
             return 1 if bad else 0
 
-        if len(args.files) < 2:
-            parser.error('need BEFORE.json and at least one AFTER.json')
-        docs = [load_valid(path) for path in args.files]
-        over = []
-        for i in range(1, len(docs)):
-            if i > 1:
-                print()
-            over += compare(docs[0], docs[i], (args.files[0], args.files[i]),
-                            args)
+        if args.before:
+            over = compare([load_valid(f) for f in args.before],
+                           [load_valid(f) for f in args.after],
+                           args.before, args.after, args)
+        else:
+            if len(args.files) < 2:
+                parser.error('need BEFORE.json and at least one AFTER.json')
+            docs = [load_valid(path) for path in args.files]
+            over = []
+            for i in range(1, len(docs)):
+                if i > 1:
+                    print()
+                over += compare(docs[:1], [docs[i]], args.files[:1],
+                                [args.files[i]], args)
     except BenchError as e:
         print(f'{parser.prog}: {e}', file=sys.stderr)
         return 2
