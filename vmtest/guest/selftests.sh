@@ -48,19 +48,31 @@ note()
 	worst=$(fold_status "$worst" "$1")
 }
 
+# Wall time of each way of running, for the runner's timing figures.
+since()
+{
+	echo "vmtest-guest: $1 took $((SECONDS - $2)) s"
+}
+
 if [ "$how" = tree ] || [ "$how" = both ]; then
 	echo "vmtest-guest: make -C $selftests TARGETS=\"$targets\" $* run_tests"
+	start=$SECONDS
 	make -C "$selftests" TARGETS="$targets" "$@" run_tests 2>&1 |
 		tee "$logs/tree.log"
 	note "$(status_of "$logs/tree.log"; echo $?)"
+	since "make run_tests" "$start"
 fi
 
 if [ "$how" = install ] || [ "$how" = both ]; then
 	echo "vmtest-guest: make install, then run_kselftest.sh"
+	start=$SECONDS
 	if make -C "$selftests" TARGETS="$targets" "$@" \
 		INSTALL_PATH=/tmp/kselftest install >"$logs/install-build.log" 2>&1; then
+		since "make install" "$start"
+		start=$SECONDS
 		/tmp/kselftest/run_kselftest.sh 2>&1 | tee "$logs/install.log"
 		note "$(status_of "$logs/install.log"; echo $?)"
+		since "run_kselftest.sh" "$start"
 	else
 		tail -n 40 "$logs/install-build.log"
 		echo "vmtest-guest: make install failed"
