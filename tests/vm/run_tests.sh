@@ -106,8 +106,7 @@ expect_grep "the timeout is reported clearly" "$OUT/vm-hang.log" \
 # the runner fetched, as a user's clone would be), built as the debug
 # kernel (one build serves both: a kernel build is the dearest step of a
 # cold run), unchanged after the run.
-src=$(find "$VMTEST_CACHE/src" -maxdepth 1 -type d -name 'linux-source-[0-9]*' \
-	! -name '*.unpacked' | sort -V | tail -n 1)
+src=$(runner_source 'linux-source-[0-9]*')
 ksrc=$VMTEST_CACHE/test-ksrc/$(basename "$src")
 if [ -z "$src" ]; then
 	not_ok "--ksrc: a kernel source to prepare a tree from" \

@@ -3,6 +3,8 @@
 # any kernel splat on the console, plus the timeout.
 # shellcheck shell=bash
 
+# A kernel line of the console: it starts with a printk timestamp.
+KERNEL_LINE='^\[ *[0-9]+\.[0-9]+\]'
 # Kernel reports that fail a run whatever the tests said. Only kernel
 # lines (printk timestamps) are matched, not the tests' own output.
 SPLAT_RE='(Oops|BUG:|WARNING:|Kernel panic|general protection fault|KASAN:|UBSAN:|unreferenced object|soft lockup|hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|INFO: task .* blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|ODEBUG:|list_(add|del) corruption|kernel BUG at)'
@@ -35,10 +37,10 @@ report_splats()
 {
 	local log=$1 n
 
-	n=$(grep -cE "^\[ *[0-9]+\.[0-9]+\].*$SPLAT_RE" "$log")
+	n=$(grep -cE "$KERNEL_LINE.*$SPLAT_RE" "$log")
 	[ "$n" -gt 0 ] || return 1
 	msg "the kernel reported $n problem line(s):"
-	grep -nE "^\[ *[0-9]+\.[0-9]+\].*$SPLAT_RE" "$log" | head -n 3 |
+	grep -nE "$KERNEL_LINE.*$SPLAT_RE" "$log" | head -n 3 |
 	while IFS=: read -r line _; do
 		echo "----- console lines $((line > 5 ? line - 5 : 1))-$((line + 30)) -----"
 		sed -n "$((line > 5 ? line - 5 : 1)),$((line + 30))p" "$log"
@@ -63,7 +65,7 @@ crashed_booting()
 	[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] && [ "$SHELL_MODE" -eq 0 ] &&
 		[ ! -s "$job/rc" ] &&
 		! grep -qF "$BOOT_MARKER" "$job/console.log" &&
-		grep -qE "^\[ *[0-9]+\.[0-9]+\].*$SPLAT_RE" "$job/console.log"
+		grep -qE "$KERNEL_LINE.*$SPLAT_RE" "$job/console.log"
 }
 
 # run_vm KERNEL INITRD JOBDIR: returns the job's code, or 1 on a splat,
@@ -81,7 +83,7 @@ run_vm()
 		mv "$log" "$job/console.boot-$attempt.log"
 		msg "the kernel crashed while booting, before any test ran" \
 			"(boot $attempt of $BOOT_ATTEMPTS):"
-		grep -m 3 -E "^\[ *[0-9]+\.[0-9]+\].*($SPLAT_RE|RIP:)" \
+		grep -m 3 -E "$KERNEL_LINE.*($SPLAT_RE|RIP:)" \
 			"$job/console.boot-$attempt.log" >&2
 		[ "$attempt" -lt "$BOOT_ATTEMPTS" ] || {
 			msg "giving up; consoles kept in $job"

@@ -389,12 +389,9 @@ def _differences(before, after, what):
 
 def _runs_of(docs, name, key):
     """The per-rep values of test NAME in each run that has them."""
-    runs = []
-    for doc in docs:
-        for test in doc['tests']:
-            if test['name'] == name and _per_rep(test, key):
-                runs.append(_per_rep(test, key))
-    return runs
+    runs = [_per_rep(test, key) for doc in docs for test in doc['tests']
+            if test['name'] == name]
+    return [r for r in runs if r]
 
 
 def _samples(runs, between_runs):
@@ -407,15 +404,14 @@ def _status(docs, name):
                             if t['name'] == name})) or 'missing'
 
 
-def compare_tests(before, after, deterministic, alpha=ALPHA):
+def compare_tests(before, after, deterministic, between_runs, alpha):
     """Rows of the comparison of two groups of runs (lists of documents).
 
-    With at least two runs on each side, each run's mean is one sample:
-    the test then sees the variation between runs (boots, host load,
-    drift), which the repetitions of a single run do not show.  Otherwise
-    the repetitions of all the side's runs are the samples.
+    With between_runs (at least two runs on each side), each run's mean is
+    one sample: the test then sees the variation between runs (boots,
+    host load, drift), which the repetitions of a single run do not show.
+    Otherwise the repetitions of all the side's runs are the samples.
     """
-    between_runs = len(before) > 1 and len(after) > 1
     names = []
     for doc in before:
         names += [t['name'] for t in doc['tests'] if t['name'] not in names]
@@ -577,7 +573,8 @@ def compare(before, after, bnames, anames, args):
     _check_comparable(before + after, bnames + anames)
     deterministic = before[0]['unit'].get('cycles') == 'instructions'
     between_runs = len(before) > 1 and len(after) > 1
-    rows = compare_tests(before, after, deterministic, args.alpha)
+    rows = compare_tests(before, after, deterministic, between_runs,
+                         args.alpha)
     if not rows:
         raise BenchError(f'{_label(bnames)} and {_label(anames)} have no '
                          'test in common')
