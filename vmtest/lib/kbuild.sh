@@ -42,8 +42,17 @@ missing_options()
 	done
 }
 
+# The versions of the tools whose output a .config records or a build
+# depends on (CONFIG_GCC_VERSION, CONFIG_LD_VERSION, CONFIG_PAHOLE_VERSION).
+build_tools()
+{
+	gcc --version | head -n 1
+	ld --version | head -n 1
+	pahole --version
+}
+
 # build_kernel FLAVOR: sets KIMAGE. Cached: a build whose tree identity,
-# final .config and compiler are unchanged is not run again at all.
+# final .config and tools are unchanged is not run again at all.
 build_kernel()
 {
 	local flavor=$1 out cfg key missing
@@ -53,8 +62,8 @@ build_kernel()
 	cfg=$out-config
 	mapfile -t frags < <(config_fragments "$flavor")
 	mkdir -p "$out" "$cfg"
-	# The .config follows from the tree and the fragments alone.
-	key=$({ cat "$KTREE.id" "${frags[@]}"; } | hash_of)
+	# The .config follows from the tree, the fragments and the tools.
+	key=$({ cat "$KTREE.id" "${frags[@]}"; build_tools; } | hash_of)
 	if [ "$(cat "$cfg/.vmtest-key" 2>/dev/null)" != "$key" ]; then
 		step "configuring $KTREE_VERSION ($flavor)" \
 			"$VMTEST_LOGS/config-$flavor.log" \
@@ -68,8 +77,7 @@ build_kernel()
 	[ -z "$missing" ] ||
 		die "not in the final .config (missing dependencies?): $(echo "$missing" | tr '\n' ' ')"
 
-	key=$({ cat "$KTREE.id" "$cfg/.config"; gcc --version | head -n 1; } |
-		hash_of)
+	key=$({ cat "$KTREE.id" "$cfg/.config"; build_tools; } | hash_of)
 	KIMAGE=$out/arch/x86/boot/bzImage
 	KBUILD_OUT=$out
 	if [ -f "$KIMAGE" ] && [ "$(cat "$out/.vmtest-key" 2>/dev/null)" = "$key" ]; then

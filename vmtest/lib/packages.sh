@@ -24,7 +24,11 @@ apt_install()
 		die "apt-get install $* failed"
 }
 
-# Install the Debian packages providing what the runner needs on the host.
+# Install the Debian packages providing what the runner needs on the host,
+# every tool a kernel build uses among them, before the first build: the
+# .config records pahole's version (CONFIG_PAHOLE_VERSION), and a pahole
+# installed later (linux-kbuild-6.12 pulls it in for the distro target)
+# makes every module build against that kernel warn.
 ensure_host_tools()
 {
 	local need=() probe pkg
@@ -48,6 +52,7 @@ ensure_host_tools()
 	insmod kmod
 	/usr/include/libelf.h libelf-dev
 	/usr/include/openssl/ssl.h libssl-dev
+	pahole dwarves
 	EOF
 	[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
 	# Not a pipe: under pipefail, grep -q quitting early could kill
