@@ -20,29 +20,83 @@ die()
 	exit 1
 }
 
+# The process group of the step or guest running now. Each runs in a
+# session of its own (setsid), so one kill stops it with every process
+# it started (make's compilers, QEMU), whatever signal reached us.
+CHILD=
+
+# spawn CMD...: start CMD in the background as its own process group.
+# A background job of a non-interactive shell ignores SIGINT, so Ctrl-C
+# reaches only us, and stop_child passes it on.
+spawn()
+{
+	setsid "$@" &
+	CHILD=$!
+}
+
+stop_child()
+{
+	[ -n "$CHILD" ] || return 0
+	kill -TERM -- "-$CHILD" 2>/dev/null
+	wait_timeout "$CHILD" 5 || kill -KILL -- "-$CHILD" 2>/dev/null
+	wait "$CHILD" 2>/dev/null
+	CHILD=
+}
+
+# reap_child: CHILD's exit code, once it has ended.
+reap_child()
+{
+	local rc
+
+	wait "$CHILD"
+	rc=$?
+	CHILD=
+	return "$rc"
+}
+
+# Directories removed when the runner exits, however it exits.
+CLEANUP_DIRS=()
+
+cleanup()
+{
+	stop_child
+	[ "${#CLEANUP_DIRS[@]}" -eq 0 ] || rm -rf "${CLEANUP_DIRS[@]}"
+	# An interrupted interactive guest leaves the terminal raw.
+	[ -t 0 ] && stty sane 2>/dev/null
+	return 0
+}
+
+# own_processes: stop the running step or guest and clean up on exit,
+# Ctrl-C or SIGTERM (exit codes 130 and 143, as a shell gives).
+own_processes()
+{
+	trap cleanup EXIT
+	trap 'msg "interrupted"; exit 130' INT
+	trap 'msg "terminated"; exit 143' TERM
+}
+
 # Run a step: quiet unless verbose, its output kept in a log that is
 # shown (tail) when it fails, its wall time reported, and a progress line
 # printed every 30 s while it lasts (downloads, extraction, builds).
 step()
 {
 	local what=$1 log=$2
-	local pid rc start
+	local rc start
 
 	shift 2
 	start=$(date +%s)
 	msg "$what ..."
 	if [ "$VMTEST_VERBOSE" -gt 0 ]; then
-		"$@" 2>&1 | tee "$log"
-		rc=${PIPESTATUS[0]}
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		spawn bash -c 'set -o pipefail; "$@" 2>&1 | tee "$0"' "$log" "$@"
 	else
-		"$@" >"$log" 2>&1 &
-		pid=$!
-		while ! wait_timeout "$pid" 30; do
-			msg "  ... $what: $(($(date +%s) - start)) s, $(wc -l <"$log") log lines"
-		done
-		wait "$pid"
-		rc=$?
+		spawn "$@" >"$log" 2>&1 </dev/null
 	fi
+	while ! wait_timeout "$CHILD" 30; do
+		msg "  ... $what: $(($(date +%s) - start)) s, $(wc -l <"$log") log lines"
+	done
+	reap_child
+	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$log" >&2
 		msg "$what failed (exit $rc), full log: $log"
