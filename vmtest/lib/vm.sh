@@ -7,7 +7,7 @@
 KERNEL_LINE='^\[ *[0-9]+\.[0-9]+\]'
 # Kernel reports that fail a run whatever the tests said. Only kernel
 # lines (printk timestamps) are matched, not the tests' own output.
-SPLAT_RE='(Oops|BUG:|WARNING:|Kernel panic|general protection fault|KASAN:|UBSAN:|unreferenced object|soft lockup|hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|INFO: task .* blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|ODEBUG:|list_(add|del) corruption|kernel BUG at)'
+SPLAT_RE='(Oops|BUG:|WARNING:|Kernel panic|general protection fault|KASAN:|UBSAN:|unreferenced object|new suspected memory leak|soft lockup|hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|INFO: task .* blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|ODEBUG:|list_(add|del) corruption|kernel BUG at)'
 
 rc_word()
 {
@@ -18,6 +18,43 @@ rc_word()
 	esac
 }
 
+# The accelerator: kvm, tcg, or auto (KVM when it can run a guest).
+VMTEST_ACCEL=${VMTEST_ACCEL:-auto}
+# The device node the KVM probe needs (a test points it elsewhere).
+KVM_DEV=${KVM_DEV:-/dev/kvm}
+# Seconds a probe guest has to print its first console line.
+KVM_PROBE_SECS=${KVM_PROBE_SECS:-10}
+
+# kvm_runs KERNEL: can KVM run this kernel? Some machines have a /dev/kvm
+# that opens and creates VMs, but a guest on it never prints anything:
+# boot the kernel with no root file system, which under a working KVM
+# prints its banner and panics (QEMU then exits) within a second or two.
+kvm_runs()
+{
+	local kernel=$1
+
+	[ -r "$KVM_DEV" ] && [ -w "$KVM_DEV" ] || return 1
+	KVM_PROBE_OUT=$(timeout -k 2 "$KVM_PROBE_SECS" qemu-system-x86_64 \
+		-accel kvm -cpu host -nodefaults -display none -no-reboot \
+		-m 256 -serial stdio -kernel "$kernel" \
+		-append "console=ttyS0 panic=-1" </dev/null 2>&1)
+	grep -q 'Linux version' <<<"$KVM_PROBE_OUT"
+}
+
+# choose_accel KERNEL: settle VMTEST_ACCEL to kvm or tcg, probing once.
+choose_accel()
+{
+	[ "$VMTEST_ACCEL" = auto ] || return 0
+	if [ ! -e "$KVM_DEV" ]; then
+		VMTEST_ACCEL=tcg
+	elif kvm_runs "$1"; then
+		VMTEST_ACCEL=kvm
+	else
+		VMTEST_ACCEL=tcg
+		msg "$KVM_DEV cannot run a guest (no kernel banner within $KVM_PROBE_SECS s${KVM_PROBE_OUT:+: $(head -n 1 <<<"$KVM_PROBE_OUT")}): using TCG emulation"
+	fi
+}
+
 accel_opts()
 {
 	if [ "$DETERMINISTIC" -eq 1 ]; then
@@ -25,7 +62,7 @@ accel_opts()
 		# icount needs single-threaded TCG, and sleep=off keeps idle
 		# time from depending on the host.
 		echo "-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"
-	elif [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
+	elif [ "$VMTEST_ACCEL" = kvm ]; then
 		echo "-accel kvm -cpu host"
 	else
 		echo "-accel tcg,thread=multi -cpu max"
@@ -56,13 +93,13 @@ BOOT_ATTEMPTS=3
 # started? No test has run then, so the crash is the emulation's or the
 # kernel's own boot (Debian's kernel has been seen to take an int3 Oops in
 # sched_clock_cpu while another vCPU patched a static branch under
-# multi-threaded TCG), and the boot is worth trying again. A timeout is
-# not retried: a hang would just hang again.
+# multi-threaded TCG), and the boot is worth trying again. A timeout
+# (124, 125) is not retried: a hang would just hang again.
 crashed_booting()
 {
 	local rc=$1 job=$2
 
-	[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] && [ "$SHELL_MODE" -eq 0 ] &&
+	[ "$rc" -lt 124 ] && [ "$SHELL_MODE" -eq 0 ] &&
 		[ ! -s "$job/rc" ] &&
 		! grep -qF "$BOOT_MARKER" "$job/console.log" &&
 		grep -qE "$KERNEL_LINE.*$SPLAT_RE" "$job/console.log"
@@ -76,6 +113,7 @@ run_vm()
 	local kernel=$1 initrd=$2 job=$3 log=$3/console.log
 	local attempt rc
 
+	[ "$DETERMINISTIC" -eq 1 ] || choose_accel "$kernel"
 	for ((attempt = 1; ; attempt++)); do
 		boot_vm "$kernel" "$initrd" "$job"
 		rc=$?
@@ -94,11 +132,18 @@ run_vm()
 	judge_vm "$rc" "$job"
 }
 
-# boot_vm KERNEL INITRD JOBDIR: one boot, QEMU's exit code.
+# Seconds a guest has to reach userspace (BOOT_MARKER): a debug kernel
+# under emulation needs a minute, a kernel that never gets there (a hang
+# in early boot, an accelerator that cannot run it) is killed then.
+BOOT_TIMEOUT=${VMTEST_BOOT_TIMEOUT:-240}
+
+# boot_vm KERNEL INITRD JOBDIR: one boot, QEMU's exit code; 124 when the
+# guest ran past VM_TIMEOUT, 125 when it did not reach userspace within
+# BOOT_TIMEOUT.
 boot_vm()
 {
 	local kernel=$1 initrd=$2 job=$3 log=$3/console.log
-	local append rc in=/dev/null
+	local append rc elapsed=0
 	local -a qemu
 
 	append="console=ttyS0,115200 loglevel=5 printk.time=1 panic=-1"
@@ -122,11 +167,29 @@ boot_vm()
 		-device virtio-9p-pci,fsdev=work,mount_tag=work
 		-kernel "$kernel" -initrd "$initrd" -append "$append")
 
-	[ "$SHELL_MODE" -eq 1 ] && in=/dev/stdin
-	timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" <"$in"
-	rc=$?
-	[ "$SHELL_MODE" -eq 1 ] && stty sane 2>/dev/null
-	return "$rc"
+	rm -f "$log"
+	if [ "$SHELL_MODE" -eq 1 ]; then
+		# The terminal is the guest's: QEMU in the foreground, with
+		# no time limit; Ctrl-C goes to the guest.
+		"${qemu[@]}"
+		rc=$?
+		stty sane 2>/dev/null
+		return "$rc"
+	fi
+	spawn "${qemu[@]}" </dev/null
+	while ! wait_timeout "$CHILD" 1; do
+		elapsed=$((elapsed + 1))
+		if [ "$elapsed" -ge "$VM_TIMEOUT" ]; then
+			stop_child
+			return 124
+		fi
+		if [ "$elapsed" -ge "$BOOT_TIMEOUT" ] &&
+		   ! grep -qF "$BOOT_MARKER" "$log" 2>/dev/null; then
+			stop_child
+			return 125
+		fi
+	done
+	reap_child
 }
 
 # judge_vm QEMU_RC JOBDIR: the run's code from QEMU's exit, the console
@@ -135,7 +198,12 @@ judge_vm()
 {
 	local rc=$1 job=$2 log=$2/console.log
 
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	if [ "$rc" -eq 125 ]; then
+		msg "the guest did not reach userspace ('$BOOT_MARKER') within $BOOT_TIMEOUT s and was killed ($VMTEST_ACCEL); last console lines:"
+		tail -n 30 "$log" >&2
+		return 1
+	fi
+	if [ "$rc" -eq 124 ]; then
 		msg "guest timed out after $VM_TIMEOUT s and was killed; last console lines:"
 		tail -n 30 "$log" >&2
 		report_splats "$log"
@@ -143,6 +211,11 @@ judge_vm()
 	fi
 	[ "$rc" -eq 0 ] || { msg "qemu failed (exit $rc)"; return 1; }
 	if report_splats "$log"; then
+		return 1
+	fi
+	if [ -s "$job/kmemleak" ]; then
+		msg "kmemleak reported $(grep -c '^unreferenced object' "$job/kmemleak") suspected leak(s):"
+		head -n 40 "$job/kmemleak" >&2
 		return 1
 	fi
 	if [ ! -s "$job/rc" ]; then
