@@ -34,10 +34,13 @@ usage()
 usage: ${0##*/} [options] [-- command ...]
 
 Boot a kernel under QEMU and run the kselftests of this series inside it
-(make run_tests in the tree, then make install + run_kselftest.sh).
-Exit 0 when all passed, 4 when all were skipped, 1 on any failure or on a
-kernel splat (oops, BUG, WARNING, KASAN, kmemleak, lockdep, soft lockup,
-RCU stall, panic) or a timeout.
+(installed on the host, run by run_kselftest.sh in the guest; --how tree
+runs 'make run_tests' in the guest as NIPA does). Exit 0 when all passed,
+4 when all were skipped, 1 on any failure or on a kernel splat (oops, BUG,
+WARNING, KASAN, kmemleak, lockdep, soft lockup, RCU stall, panic), a guest
+that does not reach userspace, or a timeout; 130/143 when interrupted.
+Each run's files (console.log, ktap/*.tap, kmemleak, result) are kept in
+CACHE/jobs/TARGET.*, and CACHE/jobs/TARGET points to the newest.
 
   -t, --target T      current, distro or both (default: both)
   -k, --ksrc DIR      kernel tree for 'current' (default: the newest
@@ -56,12 +59,18 @@ RCU stall, panic) or a timeout.
   -p, --param K=V     benchmark module parameter (repeatable), passed as
                       BENCH_PAGE_POOL_PARAMS to test_bench_page_pool.sh
   -e, --env K=V       environment variable for the tests (repeatable)
-      --how H         tree, install or both (default: both)
+      --how H         install (the host installs the selftests, the
+                      guest runs run_kselftest.sh), tree (make run_tests
+                      in the guest), or both (default: install)
+      --accel A       kvm, tcg or auto (default: auto: KVM when a probe
+                      guest on it prints within ${KVM_PROBE_SECS} s, else TCG)
   -s, --shell         an interactive shell in the guest instead
   -T, --timeout SEC   kill a guest that runs longer (default: $VM_TIMEOUT)
   -K, --keep-going    run the next target after a failure
-  -P, --prepare       fetch, lay the series over and build, but boot
-                      nothing; print each target's tree and KDIR
+      --stop-after P  fetch, tree or build: stop after that phase and
+                      print each target's record (src=, tree=, kdir=,
+                      kernel=), booting nothing
+  -P, --prepare       --stop-after build
   -v, --verbose       show build logs and the full kernel console
       --cache DIR     cache directory (default: $VMTEST_CACHE)
   -h, --help          this text
@@ -72,7 +81,9 @@ The guest sees the host's files read-only at their paths, except below
 /tmp, /var/tmp, /run and /dev/shm, where it has its own tmpfs: the
 runner, its cache and the files a command uses must live elsewhere.
 
-Environment: VMTEST_CACHE (cache directory), as --cache.
+Environment: VMTEST_CACHE (cache directory), as --cache; VMTEST_ACCEL,
+as --accel; VMTEST_BOOT_TIMEOUT, seconds a guest has to reach userspace
+(default: $BOOT_TIMEOUT).
 EOF
 }
 
@@ -84,10 +95,10 @@ TARGETS=both
 KSRC=
 DEBUG=0
 DETERMINISTIC=0
-HOW=both
+HOW=install
 SHELL_MODE=0
 KEEP_GOING=0
-PREPARE=0
+STOP_AFTER=
 PARAMS=()
 ENVS=()
 COMMAND=()
@@ -115,7 +126,9 @@ parse_args()
 		-s | --shell) SHELL_MODE=1 ;;
 		-T | --timeout) VM_TIMEOUT=${2:-}; shift ;;
 		-K | --keep-going) KEEP_GOING=1 ;;
-		-P | --prepare) PREPARE=1 ;;
+		-P | --prepare) STOP_AFTER=build ;;
+		--stop-after) STOP_AFTER=${2:-}; shift ;;
+		--accel) VMTEST_ACCEL=${2:-}; shift ;;
 		-v | --verbose) VMTEST_VERBOSE=1 ;;
 		--cache) VMTEST_CACHE=${2:-}; shift ;;
 		-h | --help) usage; exit 0 ;;
@@ -134,6 +147,14 @@ parse_args()
 	tree | install | both) ;;
 	*) die "--how must be tree, install or both, not '$HOW'" ;;
 	esac
+	case $STOP_AFTER in
+	'' | fetch | tree | build) ;;
+	*) die "--stop-after must be fetch, tree or build, not '$STOP_AFTER'" ;;
+	esac
+	case $VMTEST_ACCEL in
+	auto | kvm | tcg) ;;
+	*) die "--accel must be kvm, tcg or auto, not '$VMTEST_ACCEL'" ;;
+	esac
 	positive_int --cpus "$VM_CPUS"
 	positive_int --timeout "$VM_TIMEOUT"
 	[[ $VM_MEM =~ ^[1-9][0-9]*[MG]?$ ]] ||
@@ -151,7 +172,9 @@ parse_args()
 		die "--shell and a command exclude each other"
 	[ "$SHELL_MODE" -eq 0 ] || [ -t 0 ] ||
 		die "--shell needs a terminal on standard input"
-	[ "$PREPARE" -eq 1 ] || check_guest_paths
+	[ -n "$VMTEST_CACHE" ] || die "the cache directory cannot be empty"
+	VMTEST_CACHE=$(realpath -m -- "$VMTEST_CACHE")
+	[ -n "$STOP_AFTER" ] || check_guest_paths
 }
 
 # The guest sees the host's files at their paths, except below the
@@ -170,11 +193,10 @@ check_guest_paths()
 	done
 }
 
-# Write the job the guest runs for the prepared tree, kernel build dir
-# (empty for the distro kernel) and flavor.
+# write_job JOB KDIR FLAVOR INSTALL_DIR: the script the guest runs.
 write_job()
 {
-	local job=$1 kdir=$2 flavor=$3 kv
+	local job=$1 kdir=$2 flavor=$3 install=$4 kv
 
 	{
 		echo "# Written by vmtest.sh; run by vmtest/guest/init."
@@ -193,83 +215,113 @@ write_job()
 			printf '%q ' "${COMMAND[@]}"
 			echo
 		else
-			printf '%q ' "$VMTEST_DIR/guest/selftests.sh" "$KTREE" \
-				"$HOW" "$SERIES_TARGETS"
-			[ -n "$kdir" ] && printf 'KDIR=%q' "$kdir"
+			printf '%q ' "$VMTEST_DIR/guest/selftests.sh" "$HOW" \
+				"$KTREE" "$SERIES_TARGETS" "$job" "$install" \
+				"KDIR=$kdir"
 			echo
 		fi
 		echo 'rc=$?'
 		# Two scans: kmemleak reports objects that stay unreferenced
-		# over consecutive scans.
-		[ "$flavor" = debug ] && cat <<-'EOF'
+		# over consecutive scans. The report is a file of the job,
+		# which the host judges (its lines carry no printk time).
+		[ "$flavor" = debug ] && cat <<-EOF
 		echo scan >/sys/kernel/debug/kmemleak; sleep 5
 		echo scan >/sys/kernel/debug/kmemleak
-		cat /sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak >$(printf '%q' "$job/kmemleak")
 		EOF
 		echo "exit \"\$rc\""
 	} >"$job/job.sh"
 }
 
-# Run one target; prints its summary row into RESULTS, returns its code.
+# stop_here PHASE TARGET RECORD...: at the phase --stop-after names, print
+# the target's record (KEY=VALUE words) and say so.
+stop_here()
+{
+	[ "$STOP_AFTER" = "$1" ] || return 1
+	shift
+	echo "$*"
+}
+
+# Run one target, phase by phase (fetch, tree, build, boot); returns its
+# code.
 run_target()
 {
-	local target=$1 flavor=normal kernel initrd job link kdir='' kdir_arg
-
-	# A job directory per run, so runs may overlap; jobs/TARGET points
-	# to the newest, and jobs older than a day go.
-	mkdir -p "$VMTEST_CACHE/jobs"
-	find "$VMTEST_CACHE/jobs" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
-		-exec rm -rf {} +
-	job=$(mktemp -d "$VMTEST_CACHE/jobs/$target.XXXXXX") ||
-		die "cannot create a job directory"
-	link=$VMTEST_CACHE/jobs/$target
-	if [ -d "$link" ] && [ ! -L "$link" ]; then
-		mv "$link" "$(mktemp -u "$link.old.XXXXXX")"	# older layout
-	fi
-	ln -sfnT "$(basename "$job")" "$link"
-	initrd=$job/initramfs.cpio.gz
+	local target=$1 flavor=normal kernel initrd job link kdir install
 
 	case $target in
 	current)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
 		if [ -n "$KSRC" ]; then
-			prepare_tree "$KSRC" "$(tree_identity "$KSRC")"
+			KSRC_PRISTINE=$KSRC
+			KSRC_ID=$(tree_identity "$KSRC")
 		else
 			fetch_newest_source
-			prepare_tree "$KSRC_PRISTINE" "$KSRC_ID"
 		fi
-		build_kernel "$flavor"
-		kernel=$KIMAGE
-		kdir=$KBUILD_OUT
-		make_initramfs "$initrd"
 		;;
 	distro)
 		[ "$DEBUG" -eq 1 ] &&
 			msg "distro: Debian ships no debug variant, booting its kernel"
 		ensure_distro_kernel
 		fetch_distro_source
-		prepare_tree "$KSRC_PRISTINE" "$KSRC_ID"
-		kernel=/boot/vmlinuz-$DISTRO_RELEASE
-		make_initramfs "$initrd" "$DISTRO_RELEASE"
 		;;
 	esac
+	stop_here fetch "$target src=$KSRC_PRISTINE" && return 0
+	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID"
+	stop_here tree "$target src=$KSRC_PRISTINE tree=$KTREE" && return 0
 
-	# Build the selftests natively first: the guest's 'make run_tests'
-	# then finds them up to date instead of compiling under emulation.
-	kdir_arg=${kdir:+KDIR=$kdir}
-	[ "$target" = distro ] && kdir_arg=KDIR=/lib/modules/$DISTRO_RELEASE/build
-	step "building the selftests on the host" "$VMTEST_LOGS/selftests-$target.log" \
-		make -C "$KTREE/tools/testing/selftests" TARGETS="$SERIES_TARGETS" \
-		"$kdir_arg" all || die "the selftests do not build"
-
-	if [ "$PREPARE" -eq 1 ]; then
-		printf '%s tree=%s kdir=%s kernel=%s\n' "$target" "$KTREE" \
-			"${kdir:-/lib/modules/$DISTRO_RELEASE/build}" "$kernel"
-		return 0
+	if [ "$target" = current ]; then
+		build_kernel "$flavor"
+		kernel=$KIMAGE
+		kdir=$KBUILD_OUT
+	else
+		kernel=/boot/vmlinuz-$DISTRO_RELEASE
+		kdir=/lib/modules/$DISTRO_RELEASE/build
 	fi
-	write_job "$job" "$kdir" "$flavor"
+
+	# Built and installed natively: nothing is compiled under emulation,
+	# and the guest's 'make run_tests' (--how tree) finds the targets up
+	# to date.
+	install=$VMTEST_CACHE/install/$target
+	rm -rf "$install"
+	step "building and installing the selftests on the host" \
+		"$VMTEST_LOGS/selftests-$target.log" \
+		make -C "$KTREE/tools/testing/selftests" TARGETS="$SERIES_TARGETS" \
+		KDIR="$kdir" INSTALL_PATH="$install" install ||
+		die "the selftests do not build"
+	stop_here build "$target src=$KSRC_PRISTINE tree=$KTREE kdir=$kdir kernel=$kernel" &&
+		return 0
+
+	# A job directory per run; jobs/TARGET points to the newest, and
+	# jobs older than a day go.
+	mkdir -p "$VMTEST_CACHE/jobs" || die "cannot create $VMTEST_CACHE/jobs"
+	find "$VMTEST_CACHE/jobs" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
+		-exec rm -rf {} +
+	job=$(mktemp -d "$VMTEST_CACHE/jobs/$target.XXXXXX") ||
+		die "cannot create a job directory"
+	link=$VMTEST_CACHE/jobs/$target
+	ln -sfnT "$(basename "$job")" "$link" || die "cannot link $link"
+
+	initrd=$job/initramfs.cpio.gz
+	if [ "$target" = current ]; then
+		make_initramfs "$initrd"
+	else
+		make_initramfs "$initrd" "$DISTRO_RELEASE"
+	fi
+	write_job "$job" "$kdir" "$flavor" "$install"
 	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $VM_CPUS vCPUs, $VM_MEM)"
+	JOB=$job
 	run_vm "$kernel" "$initrd" "$job"
+}
+
+# record_result TARGET RC SECONDS: the job's one-line verdict, for
+# scripts: jobs/TARGET/result.
+record_result()
+{
+	[ -n "$JOB" ] && [ -z "$STOP_AFTER" ] || return 0
+	printf 'target=%s result=%s rc=%s seconds=%s accel=%s job=%s\n' \
+		"$1" "$(rc_word "$2")" "$2" "$3" \
+		"$([ "$DETERMINISTIC" -eq 1 ] && echo icount || echo "$VMTEST_ACCEL")" \
+		"$JOB" >"$JOB/result"
 }
 
 main()
@@ -278,19 +330,23 @@ main()
 	local -a rows=()
 
 	parse_args "$@"
+	own_processes
 	VMTEST_LOGS=$VMTEST_CACHE/logs
 	mkdir -p "$VMTEST_LOGS" || die "cannot create $VMTEST_LOGS"
 	ensure_host_tools
 
 	for target in $TARGETS; do
 		start=$(date +%s)
+		JOB=
 		run_target "$target"
 		rc=$?
+		record_result "$target" "$rc" $(($(date +%s) - start))
 		rows+=("$(printf '%-8s %-5s %4d s' "$target" \
 			"$(rc_word "$rc")" $(($(date +%s) - start)))")
 		worst=$(fold_status "$worst" "$rc")
 		[ "$rc" -eq 1 ] && [ "$KEEP_GOING" -eq 0 ] && break
 	done
+	[ -z "$STOP_AFTER" ] || exit "$worst"
 
 	msg "summary:"
 	printf 'vmtest:   %s\n' "${rows[@]}" >&2

@@ -1,23 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run kselftest TARGETS in a tree the way users do: 'make run_tests' in the
-# tree, then 'make install' and the install directory's run_kselftest.sh.
-# Exit 0 when every test passed, 4 when all were skipped, 1 otherwise.
+# Run kselftest TARGETS in the guest: the host's installation with its
+# run_kselftest.sh, and/or 'make run_tests' in the tree as NIPA does.
+# Each run's KTAP goes to JOB/ktap/{install,tree}.tap, where the host
+# finds it. Exit 0 when every test passed, 4 when all were skipped, 1
+# otherwise.
 #
-# usage: selftests.sh TREE HOW TARGETS [MAKE ARGS...]
-#   HOW: tree, install or both
+# usage: selftests.sh HOW TREE TARGETS JOB INSTALL_DIR [MAKE ARGS...]
+#   HOW: install, tree or both
 
 # shellcheck source-path=SCRIPTDIR source=../lib/common.sh
 . "$(dirname "$(realpath "$0")")/../lib/common.sh"
 
-tree=$1
-how=$2
+how=$1
+tree=$2
 targets=$3
-shift 3
+ktap=$4/ktap
+install=$5
+shift 5
 selftests=$tree/tools/testing/selftests
-logs=$(mktemp -d)
+mkdir -p "$ktap" || exit 1
 
-# Fold the top-level kselftest results of a log into an exit code. A
+# Fold the top-level kselftest results of a KTAP log into an exit code. A
 # target with no result line at all (it failed to build: the selftests
 # Makefile carries on regardless) is a failure.
 status_of()
@@ -43,41 +47,24 @@ status_of()
 }
 
 worst=''
-note()
+# run NAME CMD...: run one way, its KTAP kept as NAME.tap, its wall time
+# printed for the runner's timing figures.
+run()
 {
-	worst=$(fold_status "$worst" "$1")
+	local name=$1 start=$SECONDS
+
+	shift
+	echo "vmtest-guest: $*"
+	"$@" 2>&1 | tee "$ktap/$name.tap"
+	worst=$(fold_status "$worst" "$(status_of "$ktap/$name.tap"; echo $?)")
+	echo "vmtest-guest: $name took $((SECONDS - start)) s"
 }
 
-# Wall time of each way of running, for the runner's timing figures.
-since()
-{
-	echo "vmtest-guest: $1 took $((SECONDS - $2)) s"
-}
-
-if [ "$how" = tree ] || [ "$how" = both ]; then
-	echo "vmtest-guest: make -C $selftests TARGETS=\"$targets\" $* run_tests"
-	start=$SECONDS
-	make -C "$selftests" TARGETS="$targets" "$@" run_tests 2>&1 |
-		tee "$logs/tree.log"
-	note "$(status_of "$logs/tree.log"; echo $?)"
-	since "make run_tests" "$start"
-fi
-
-if [ "$how" = install ] || [ "$how" = both ]; then
-	echo "vmtest-guest: make install, then run_kselftest.sh"
-	start=$SECONDS
-	if make -C "$selftests" TARGETS="$targets" "$@" \
-		INSTALL_PATH=/tmp/kselftest install >"$logs/install-build.log" 2>&1; then
-		since "make install" "$start"
-		start=$SECONDS
-		/tmp/kselftest/run_kselftest.sh 2>&1 | tee "$logs/install.log"
-		note "$(status_of "$logs/install.log"; echo $?)"
-		since "run_kselftest.sh" "$start"
-	else
-		tail -n 40 "$logs/install-build.log"
-		echo "vmtest-guest: make install failed"
-		note 1
-	fi
-fi
+case $how in
+install | both) run install "$install/run_kselftest.sh" ;;&
+tree | both) run tree make -C "$selftests" TARGETS="$targets" "$@" run_tests ;;
+install) ;;
+*) echo "vmtest-guest: unknown way to run: '$how'" >&2; exit 1 ;;
+esac
 
 exit "${worst:-1}"
