@@ -90,22 +90,37 @@ expect_no_grep()
 	fi
 }
 
-# The prepared tree and KDIR of a target: "tree kdir". When the runner
-# fails, its last messages go to stderr, so that CI logs show why.
+# prepared TARGET [PHASE [VMTEST-ARGS...]]: the target's record after
+# PHASE (default: build), as "tree kdir" (kdir empty before the build).
+# When the runner fails, its last messages go to stderr, so that CI logs
+# show why.
 prepared()
 {
-	local log rc
+	local log rc target=$1 phase=${2:-build}
 
+	shift $(($# < 2 ? $# : 2))
 	log=$(mktemp)
-	"$VMTEST" -t "$1" --prepare 2>"$log" |
-		sed -n 's/^[a-z]* tree=\([^ ]*\) kdir=\([^ ]*\) .*/\1 \2/p'
+	"$VMTEST" -t "$target" --stop-after "$phase" "$@" 2>"$log" |
+		sed -n 's/^[a-z]* src=[^ ]* tree=\([^ ]*\)\( kdir=\([^ ]*\)\)\?.*/\1 \3/p'
 	rc=${PIPESTATUS[0]}
 	cat "$log" >>"$OUT/prepare.log"
 	if [ "$rc" -ne 0 ]; then
-		echo "# vmtest.sh -t $1 --prepare failed (exit $rc):" >&2
+		echo "# vmtest.sh -t $target --stop-after $phase $* failed (exit $rc):" >&2
 		tail -n 15 "$log" | sed 's/^/#   /' >&2
 	fi
 	rm -f "$log"
+}
+
+# in_guest NAME LOG VMTEST-ARGS...: run a guest whose command prints
+# 'ok - ' lines (tests/vm/bench_checks.sh), and pass its lines on.
+in_guest()
+{
+	local name=$1 log=$2
+
+	shift 2
+	expect_rc "$name" 0 "$log" "$VMTEST" "$@"
+	tr -d '\r' <"$log" | grep -E '^(not )?ok - ' |
+		sed "s/^\(\(not \)\?ok - \)/\1$name: /"
 }
 
 # The newest kernel source the runner unpacked whose directory name

@@ -1,24 +1,80 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run the project's tests: every tests/*/run_tests.sh, in order, then
-# print the totals as 'N passed, N failed'. Exit 1 when any check failed.
+# Run the project's tests: the groups of a tier, in order, each under a
+# time limit, then print the totals as 'N passed, N failed'. A group that
+# fails, exits non-zero, runs out of time or reports nothing counts as a
+# failed check. Exit 1 when any check failed.
 #
-# usage: tests/run.sh [GROUP...]   (default: all groups, e.g. static vm)
+# usage: tests/run.sh [--tier quick|ci|all] [GROUP...]
+#   quick  no kernel is built (sources are fetched): static checks, the
+#          runner's logic with stand-ins, ptr_ring, compare
+#   ci     quick, then one kernel build and the guests (default; .ci/run)
+#   all    ci, then the soak tier: a debug kernel built from a --ksrc git
+#          tree, 100 module loads in it, a leaking module caught by
+#          kmemleak (run it before resolving an issue that touches them)
 
 set -u
-cd "$(dirname "$(realpath "$0")")" || exit 1
+self=$(realpath "$0")
+cd "$(dirname "$self")" || exit 1
+
+# group tier time-limit(s): a cold run builds the kernel in the first
+# group that needs one (module).
+PLAN='static quick 900
+lay_series quick 300
+runner quick 300
+ptr_ring quick 1200
+compare quick 900
+module ci 2400
+figures ci 1500
+vm ci 2400
+soak all 5400'
+
+tier=ci
+case ${1:-} in
+--tier) tier=${2:-}; shift 2 ;;
+-h | --help) sed -n '3,15p' "$self" | cut -c3-; exit 0 ;;
+esac
+case $tier in
+quick) tiers='quick' ;;
+ci) tiers='quick ci' ;;
+all) tiers='quick ci all' ;;
+*) echo "run.sh: --tier must be quick, ci or all, not '$tier'" >&2; exit 2 ;;
+esac
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(static lay_series module ptr_ring compare figures vm)
+if [ ${#groups[@]} -eq 0 ]; then
+	while read -r g t _; do
+		[[ " $tiers " == *" $t "* ]] && groups+=("$g")
+	done <<<"$PLAN"
+fi
+for g in "${groups[@]}"; do
+	[ -x "$g/run_tests.sh" ] || { echo "run.sh: no such test group: $g" >&2; exit 2; }
+done
 out=${TESTS_OUT:-$PWD/out}
 mkdir -p "$out"
 
-for g in "${groups[@]}"; do
-	[ -x "$g/run_tests.sh" ] || { echo "not ok - $g: no such test group"; continue; }
-	echo "# ---- $g ----"
+# run_group GROUP: its checks, then one more for the group as a whole.
+run_group()
+{
+	local g=$1 limit rc start log=$out/group-$1.log
+
+	limit=$(awk -v g="$g" '$1 == g { print $3 }' <<<"$PLAN")
+	echo "# ---- $g (limit ${limit:-3600} s) ----"
 	start=$(date +%s)
-	"$g/run_tests.sh" 2>&1
+	timeout -k 30 "${limit:-3600}" "$g/run_tests.sh" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
 	echo "# $g took $(($(date +%s) - start)) s"
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "not ok - $g: finished within ${limit:-3600} s"
+	elif ! grep -qE '^(not )?ok - ' "$log"; then
+		echo "not ok - $g: reported its checks (exit $rc, none printed)"
+	elif [ "$rc" -ne 0 ] && ! grep -q '^not ok - ' "$log"; then
+		echo "not ok - $g: exited $rc without a failed check"
+	fi
+}
+
+for g in "${groups[@]}"; do
+	run_group "$g"
 done | tee "$out/run.log"
 
 passed=$(grep -c '^ok - ' "$out/run.log")

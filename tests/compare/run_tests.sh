@@ -28,7 +28,7 @@ set -u
 # The newest kernel source the QEMU runner unpacked (for ptr_ring.h and
 # checkpatch.pl); fetched when missing.
 [ -n "${KSRC:-}" ] || [ -n "$(runner_source 'linux-source-[0-9]*')" ] ||
-	"$VMTEST" -t current --prepare >>"$OUT/prepare.log" 2>&1
+	"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
 KSRC=${KSRC:-$(runner_source 'linux-source-[0-9]*')}
 BENCH=$REPO/tools/testing/selftests/net/bench
 CMP=$BENCH/bench_compare.py

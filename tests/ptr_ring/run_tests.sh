@@ -26,12 +26,12 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
-# The kernel sources the QEMU runner unpacks (vmtest.sh --prepare fetches
-# them on a cold machine).
+# The kernel sources the QEMU runner unpacks (fetched on a cold machine;
+# nothing is built).
 if [ -z "${KSRC_NEW:-}${KSRC_OLD:-}" ] &&
    { [ -z "$(runner_source 'linux-source-[0-9]*')" ] ||
      [ -z "$(runner_source 'linux-source-6.12-*')" ]; }; then
-	"$VMTEST" --prepare >>"$OUT/prepare.log" 2>&1
+	"$VMTEST" --stop-after fetch >>"$OUT/prepare.log" 2>&1
 fi
 KSRC_NEW=${KSRC_NEW:-$(runner_source 'linux-source-[0-9]*')}
 KSRC_OLD=${KSRC_OLD:-$(runner_source 'linux-source-6.12-*')}

@@ -9,58 +9,15 @@
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
 work=$(mktemp -d "$OUT/boot-retry.XXXXXX")
-mkdir -p "$work/bin"
-# The stand-in: plays the next console of $FAKE_BOOTS (words: crash, pass,
-# oops-after) into the -chardev logfile, and writes the job's exit code
-# the way the guest's init does.
-cat >"$work/bin/qemu-system-x86_64" <<'EOF'
-#!/bin/bash
-for a in "$@"; do
-	case $a in
-	*logfile=*) log=${a##*logfile=} ;;
-	*vmtest_job=*) job=${a##*vmtest_job=} ;;
-	esac
-done
-n=$(($(cat "$job/boots" 2>/dev/null || echo 0) + 1))
-echo "$n" >"$job/boots"
-read -r -a plan <<<"$FAKE_BOOTS"
-oops='[    2.431737] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
-[    2.432497] RIP: 0010:sched_clock_cpu+0x9/0x190
-[    2.446334] Kernel panic - not syncing: Fatal exception in interrupt'
-case ${plan[n - 1]} in
-crash) echo "$oops" >"$log" ;;
-pass)
-	printf '%s\n' "$BOOT_MARKER" "ok 1 selftests: fake" >"$log"
-	echo 0 >"$job/rc"
-	;;
-oops-after) printf '%s\n%s\n' "$BOOT_MARKER" "$oops" >"$log" ;;
-esac
-exit 0
-EOF
-chmod +x "$work/bin/qemu-system-x86_64"
+trap 'rm -rf "$work"' EXIT
 
 # boot NAME PLAN: run_vm with the stand-in playing PLAN; prints its
 # messages, then 'rc=N boots=N'.
 boot()
 {
-	local job=$work/$1
-
-	mkdir -p "$job"
-	(
-		# shellcheck source=../../vmtest/lib/common.sh
-		. "$REPO/vmtest/lib/common.sh"
-		# shellcheck source=../../vmtest/lib/initramfs.sh
-		. "$REPO/vmtest/lib/initramfs.sh"
-		# shellcheck source=../../vmtest/lib/vm.sh
-		. "$REPO/vmtest/lib/vm.sh"
-		export BOOT_MARKER FAKE_BOOTS=$2 PATH=$work/bin:$PATH
-		# Read by vm.sh, which vmtest.sh sets from its options.
-		# shellcheck disable=SC2034
-		DETERMINISTIC=0 DEBUG=0 SHELL_MODE=0 VM_TIMEOUT=30 VM_CPUS=2 \
-			VM_MEM=1G VMTEST_DIR=$REPO/vmtest
-		run_vm /boot/fake-kernel "$work/initrd" "$job"
-		echo "rc=$? boots=$(cat "$job/boots")"
-	) 2>&1
+	mkdir -p "$work/$1"
+	FAKE_BOOTS=$2 VMTEST_ACCEL=tcg "$TESTS_DIR/runner/stage.sh" boot \
+		"$work/$1" 2>&1
 }
 
 out=$(boot once 'crash pass')
@@ -83,5 +40,4 @@ check "a crash once userspace ran fails without booting again" \
 check "a crash once userspace ran is shown" \
 	grep -q 'the kernel reported .* problem line' <<<"$out"
 
-rm -rf "$work"
 tests_done boot_retry

@@ -19,7 +19,7 @@ while IFS= read -r f; do
 	check "shellcheck $f" shellcheck -x "$f"
 done < <(git ls-files -co --exclude-standard | grep -v '^tests/out/')
 
-read -r tree _ < <(prepared current)
+read -r tree _ < <(prepared current tree)
 if [ -z "$tree" ]; then
 	not_ok "the newest tree is prepared" "see $OUT/prepare.log"
 	exit 0

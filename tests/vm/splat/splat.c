@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A deliberately broken module for the runner's own tests: on load it
- * either hits WARN_ON(1) (mode=warn) or dereferences NULL (mode=oops),
- * so that the runner must fail the run and show the splat.
+ * hits WARN_ON(1) (mode=warn), dereferences NULL (mode=oops) or leaks a
+ * page's worth of memory (mode=leak, for kmemleak), so that the runner
+ * must fail the run and show the report.
  */
 #include <linux/bug.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 static char *mode = "warn";
 module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "warn: WARN_ON(1); oops: NULL dereference");
+MODULE_PARM_DESC(mode, "warn: WARN_ON(1); oops: NULL dereference; leak: kmalloc, never freed");
 
 static int __init splat_init(void)
 {
@@ -18,6 +20,12 @@ static int __init splat_init(void)
 		int *volatile p = NULL;
 
 		return *p;
+	}
+	if (!strcmp(mode, "leak")) {
+		/* volatile: the allocation must happen, and be lost. */
+		void *volatile leak = kmalloc(4096, GFP_KERNEL);
+
+		return leak ? 0 : -ENOMEM;
 	}
 	WARN_ON(1);
 	return 0;

@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The runner's own logic, with stand-ins for QEMU and make (tests/runner/
+# bin), no VM and no kernel: boots retried after an early crash; a KVM
+# that cannot run a guest falls back to TCG; a guest that never reaches
+# userspace, or runs past its time, is killed and said so; Ctrl-C or
+# SIGTERM at the build, boot and test stages stops everything at once and
+# leaves no process behind; -s gets a terminal it can use; every kind of
+# kernel report on a canned console (kmemleak's dump included) fails the
+# verdict; the guest folds KTAP files into 0, 4 or 1.
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+STAGE=$TESTS_DIR/runner/stage.sh
+work=$(mktemp -d "$OUT/runner.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# What a stand-in leaves running, should the runner fail to stop it.
+export FAKE_SLEEP=$((100000 + $$))
+
+"$TESTS_DIR/runner/boot_retry.sh" | grep -E '^(not )?ok - '
+
+# stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
+# output in $work/NAME.log; prints the seconds it took.
+stage()
+{
+	local name=$1 what=$2 start=$SECONDS
+
+	shift 2
+	mkdir -p "$work/$name"
+	env VMTEST_ACCEL=tcg "$@" "$STAGE" "$what" "$work/$name" \
+		>"$work/$name.log" 2>&1
+	echo $((SECONDS - start))
+}
+
+leftovers()
+{
+	pgrep -f "sleep $FAKE_SLEEP" >/dev/null && echo "processes left:" &&
+		pgrep -af "sleep $FAKE_SLEEP" && pkill -f "sleep $FAKE_SLEEP"
+}
+
+# 1. Acceleration: a /dev/kvm whose guest prints nothing means TCG.
+touch "$work/kvm-dev"
+secs=$(stage kvm boot VMTEST_ACCEL=auto KVM_DEV="$work/kvm-dev" FAKE_KVM=hang \
+	KVM_PROBE_SECS=3 FAKE_BOOTS=pass)
+check "a KVM that cannot run a guest: TCG, and the run passes" \
+	grep -q '^rc=0 ' "$work/kvm.log"
+check "the fallback is said in one line" \
+	grep -q 'cannot run a guest .* using TCG' "$work/kvm.log"
+check "the guest ran under TCG" grep -q -- '-accel tcg' "$work/kvm/qemu.args"
+check "the fallback took under 15 s ($secs s)" test "$secs" -lt 15
+stage kvm-forced boot VMTEST_ACCEL=kvm FAKE_BOOTS=pass >/dev/null
+check "--accel kvm is obeyed without a probe" \
+	grep -q -- '-accel kvm' "$work/kvm-forced/qemu.args"
+
+# 2. Guests that hang.
+secs=$(stage no-userspace boot FAKE_BOOTS=hang VMTEST_BOOT_TIMEOUT=3)
+check "a guest that never reaches userspace fails ($secs s)" \
+	grep -q '^rc=1 boots=1$' "$work/no-userspace.log"
+check "it is said to have not reached userspace" \
+	grep -q 'did not reach userspace' "$work/no-userspace.log"
+stage slow boot FAKE_BOOTS=hang-after VM_TIMEOUT=3 >/dev/null
+check "a guest past its time is killed and said so" \
+	grep -q 'guest timed out after 3 s' "$work/slow.log"
+check "no process is left by a killed guest" test -z "$(leftovers)"
+
+# 3. Interrupts: SIGNAL to the stage's process group (Ctrl-C) or to the
+# runner alone (kill), at each stage.
+# interrupt NAME STAGE SIGNAL WHOM [VAR=VALUE...]
+interrupt()
+{
+	local name=$1 what=$2 sig=$3 whom=$4 pid rc start
+
+	shift 4
+	mkdir -p "$work/$name"
+	# In a session of its own, as a terminal's foreground job; with
+	# SIGINT's default action, which a background job of this shell
+	# would not have (and could not trap).
+	env VMTEST_ACCEL=tcg "$@" setsid python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$STAGE" "$what" "$work/$name" \
+		>"$work/$name.log" 2>&1 &
+	pid=$!
+	sleep 3
+	start=$SECONDS
+	if [ "$whom" = group ]; then
+		kill "-$sig" -- "-$pid"
+	else
+		kill "-$sig" "$pid"
+	fi
+	wait "$pid"
+	rc=$?
+	check "$name: stops within 5 s, exit $rc" \
+		test $((SECONDS - start)) -le 5 -a "$rc" -ge 128
+	check "$name: no process left" test -z "$(leftovers)"
+}
+interrupt "Ctrl-C while building" step INT group
+interrupt "SIGTERM while building" step TERM runner
+interrupt "Ctrl-C while booting" boot INT group FAKE_BOOTS=hang
+interrupt "Ctrl-C while testing" boot INT group FAKE_BOOTS=hang-after
+interrupt "SIGTERM while testing" boot TERM runner FAKE_BOOTS=hang-after
+
+# 4. -s: QEMU gets the terminal (it sets it raw) and reads what is typed.
+mkdir -p "$work/shell"
+printf 'hello\n' | timeout 20 script -qec \
+	"env SHELL_MODE=1 VMTEST_ACCEL=tcg FAKE_BOOTS=shell '$STAGE' boot '$work/shell'" \
+	/dev/null >"$work/shell.log" 2>&1
+check "-s: the guest reads the terminal (exit $?)" \
+	grep -q 'guest read: hello' "$work/shell.log"
+
+# 5. Verdicts on canned consoles: KERNEL_LINES is a console of a booted
+# guest whose job passed; each report appended to it fails the run.
+# judge NAME RC [CONSOLE-LINE...]: prints judge_vm's code.
+judge()
+{
+	local job=$work/judge-$1 rc=$2
+
+	shift 2
+	mkdir -p "$job"
+	{
+		echo "[    1.000000] Linux version 7.2.13"
+		echo "vmtest-initramfs: userspace started"
+		echo "ok 1 selftests: net/bench: test_bench_page_pool.sh"
+		echo "# WARNING: a test's own line is no kernel report"
+		printf '%s\n' "$@"
+	} >"$job/console.log"
+	echo "$rc" >"$job/rc"
+	"$STAGE" judge "$job" 2>&1 | sed -n 's/^rc=\([0-9]*\) .*/\1/p'
+}
+check "a clean console passes" test "$(judge clean 0)" = 0
+check "a clean console, all skipped: 4" test "$(judge skip 4)" = 4
+check "a failed job fails" test "$(judge failed 1)" = 1
+while IFS= read -r report; do
+	check "fails the run: ${report#*] }" test "$(judge report 0 "$report")" = 1
+done <<'REPORTS'
+[   12.345678] WARNING: CPU: 1 PID: 310 at net/core/page_pool.c:1200 page_pool_release+0x1c/0x30
+[   12.345678] BUG: KASAN: slab-use-after-free in page_pool_put_unrefed_netmem+0x3c/0x90
+[   12.345678] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [insmod:310]
+[   12.345678] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
+[   12.345678] WARNING: possible circular locking dependency detected
+[   12.345678] BUG: sleeping function called from invalid context at mm/page_alloc.c:4400
+[   12.345678] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
+[   12.345678] UBSAN: array-index-out-of-bounds in net/core/page_pool.c:42:1
+REPORTS
+job=$work/judge-kmemleak
+mkdir -p "$job"
+printf '%s\n' "vmtest-initramfs: userspace started" >"$job/console.log"
+echo 0 >"$job/rc"
+cat >"$job/kmemleak" <<'DUMP'
+unreferenced object 0xffff888004c1e000 (size 4096):
+  comm "insmod", pid 310, jiffies 4294893123
+  hex dump (first 32 bytes):
+    00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................
+  backtrace (crc 0):
+    kmalloc_trace+0x25/0x60
+    splat_init+0x1e/0x1000 [splat]
+DUMP
+"$STAGE" judge "$job" >"$work/kmemleak.log" 2>&1
+check "a kmemleak dump fails the run" grep -q '^rc=1 ' "$work/kmemleak.log"
+check "the kmemleak report is shown" \
+	grep -q 'kmemleak reported 1 suspected leak' "$work/kmemleak.log"
+check "the leaked object's backtrace is shown" \
+	grep -q 'splat_init' "$work/kmemleak.log"
+
+# 6. The guest's verdict from its KTAP files (run_kselftest.sh stand-ins).
+# guest_rc NAME KTAP-LINE...: selftests.sh's exit for an installation
+# whose run_kselftest.sh prints these lines.
+guest_rc()
+{
+	local dir=$work/guest-$1
+
+	shift
+	mkdir -p "$dir/install"
+	{
+		echo '#!/bin/sh'
+		echo "cat <<'KTAP'"
+		echo 'TAP version 13'
+		printf '%s\n' "$@"
+		echo 'KTAP'
+	} >"$dir/install/run_kselftest.sh"
+	chmod +x "$dir/install/run_kselftest.sh"
+	"$REPO/vmtest/guest/selftests.sh" install "$REPO" "net/bench ptr_ring" \
+		"$dir" "$dir/install" >"$dir.log" 2>&1
+	echo $?
+}
+NB='selftests: net/bench: test_bench_page_pool.sh'
+PR='selftests: ptr_ring: ptr_ring_test'
+check "guest: both passed: 0" test "$(guest_rc pass "ok 1 $NB" "ok 2 $PR")" = 0
+check "guest: the KTAP is kept as a file" \
+	grep -q "^ok 2 $PR" "$work/guest-pass/ktap/install.tap"
+check "guest: one failed: 1" test "$(guest_rc fail "ok 1 $NB" "not ok 2 $PR")" = 1
+check "guest: all skipped: 4" \
+	test "$(guest_rc skip "ok 1 $NB # SKIP" "ok 2 $PR # SKIP")" = 4
+check "guest: one skipped, one passed: 0" \
+	test "$(guest_rc half "ok 1 $NB # SKIP" "ok 2 $PR")" = 0
+check "guest: a target without a result: 1" test "$(guest_rc missing "ok 1 $NB")" = 1
+check "guest: an unknown way to run: 1" \
+	test "$("$REPO/vmtest/guest/selftests.sh" sideways "$REPO" x "$work/g" \
+		"$work/g" >/dev/null 2>&1; echo $?)" = 1
+
+tests_done runner

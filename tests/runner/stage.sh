@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One stage of the runner, with its libraries as vmtest.sh uses them, for
+# the runner's tests (stand-ins from tests/runner/bin come first in PATH).
+#
+# usage: stage.sh step|boot|judge JOBDIR
+#   step   a build step running 'make'
+#   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
+#   judge  judge_vm of JOBDIR's console.log, rc and kmemleak files
+# Prints 'rc=N boots=N' at the end.
+
+# shellcheck source-path=SCRIPTDIR
+TESTS_RUNNER=$(dirname "$(realpath "$0")")
+VMTEST_DIR=$(dirname "$(dirname "$TESTS_RUNNER")")/vmtest
+# shellcheck source=../../vmtest/lib/common.sh
+. "$VMTEST_DIR/lib/common.sh"
+# shellcheck source=../../vmtest/lib/initramfs.sh
+. "$VMTEST_DIR/lib/initramfs.sh"
+# shellcheck source=../../vmtest/lib/vm.sh
+. "$VMTEST_DIR/lib/vm.sh"
+
+job=$2
+export BOOT_MARKER PATH=$TESTS_RUNNER/bin:$PATH
+# Read by vm.sh, which vmtest.sh sets from its options.
+# shellcheck disable=SC2034
+DETERMINISTIC=0 DEBUG=0 SHELL_MODE=${SHELL_MODE:-0} VM_CPUS=2 VM_MEM=1G \
+	VM_TIMEOUT=${VM_TIMEOUT:-30} VMTEST_CACHE=$job
+own_processes
+case $1 in
+step) step "building" "$job/step.log" make ;;
+boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
+judge) judge_vm 0 "$job" ;;
+*) die "unknown stage '$1'" ;;
+esac
+echo "rc=$? boots=$(cat "$job/boots" 2>/dev/null || echo 0)"
