@@ -52,7 +52,8 @@ build_tools()
 }
 
 # build_kernel FLAVOR: sets KIMAGE. Cached: a build whose tree identity,
-# final .config and tools are unchanged is not run again at all.
+# final .config, tools and the series' kernel files are unchanged is not
+# run again at all.
 build_kernel()
 {
 	local flavor=$1 out cfg key missing
@@ -77,7 +78,11 @@ build_kernel()
 	[ -z "$missing" ] ||
 		die "not in the final .config (missing dependencies?): $(echo "$missing" | tr '\n' ' ')"
 
-	key=$({ cat "$KTREE.id" "$cfg/.config"; build_tools; } | hash_of)
+	# The tree is keyed on its source's identity; what the series lays
+	# into the kernel proper is keyed here.
+	key=$({ cat "$KTREE.id" "$cfg/.config"; build_tools
+		python3 "$VMTEST_DIR/lib/lay_series.py" --series "$VMTEST_SERIES" \
+			--kernel-digest; } | hash_of)
 	KIMAGE=$out/arch/x86/boot/bzImage
 	KBUILD_OUT=$out
 	if [ -f "$KIMAGE" ] && [ "$(cat "$out/.vmtest-key" 2>/dev/null)" = "$key" ]; then

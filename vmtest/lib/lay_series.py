@@ -8,7 +8,7 @@ replaces the link. Files are only replaced when their content differs, so
 an unchanged series leaves mtimes alone and nothing rebuilds, and every
 merge below is idempotent, so laying the series twice changes nothing.
 
-What the series adds:
+What the series adds (every file of this repository but its tooling):
   - its files, copied in; directories it owns (a selftest TARGET dir)
     lose files that are not in the series (e.g. an upstream version);
   - its MAINTAINERS entries, merged into the tree's MAINTAINERS;
@@ -18,6 +18,7 @@ What the series adds:
 """
 
 import argparse
+import hashlib
 import os
 import re
 import subprocess
@@ -46,13 +47,29 @@ def replace_file(path, data, mode=0o644):
     return True
 
 
+# The project's own tooling, which is not part of the series.
+TOOLING = ('vmtest/', 'tests/', 'series/', '.ci/', 'README.md', '.gitignore')
+# Series files that no kernel build reads.
+NOT_BUILT = ('tools/testing/', 'Documentation/', 'MAINTAINERS')
+
+
 def series_files(series):
     out = subprocess.run(['git', '-C', series, 'ls-files', '-z', '-co',
-                          '--exclude-standard', '--', 'tools', 'Documentation',
-                          'MAINTAINERS'],
+                          '--exclude-standard'],
                          check=True, capture_output=True).stdout
     return [p for p in out.decode().split('\0')
-            if p and os.path.isfile(os.path.join(series, p))]
+            if p and not p.startswith(TOOLING) and
+            os.path.isfile(os.path.join(series, p))]
+
+
+def kernel_digest(series, files):
+    """A digest of the series files a kernel build reads (a change to
+    net/core/page_pool.c, say), for the runner's build key."""
+    h = hashlib.sha256()
+    for p in sorted(f for f in files if not f.startswith(NOT_BUILT)):
+        with open(os.path.join(series, p), 'rb') as f:
+            h.update(p.encode() + b'\0' + f.read())
+    return h.hexdigest()[:16]
 
 
 def ignored(series, paths):
@@ -196,10 +213,17 @@ def read(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--series', required=True, help='this repository')
-    ap.add_argument('--farm', required=True, help='the tree to lay over')
+    ap.add_argument('--farm', help='the tree to lay over')
+    ap.add_argument('--kernel-digest', action='store_true',
+                    help='print a digest of the files a kernel build reads')
     args = ap.parse_args()
 
     files = series_files(args.series)
+    if args.kernel_digest:
+        print(kernel_digest(args.series, files))
+        return
+    if not args.farm:
+        ap.error('--farm is required')
     dirs = owned_dirs(files)
     copy_files(args.series, args.farm, files)
     prune_owned(args.series, args.farm, files, dirs)
