@@ -46,6 +46,9 @@ CACHE/jobs/TARGET.*, and CACHE/jobs/TARGET points to the newest.
   -k, --ksrc DIR      kernel tree for 'current' (default: the newest
                       linux-source-X.Y in Debian's newer suites); never
                       modified, the runner works on a hard-link copy
+      --kdir DIR      'current': boot the kernel already built in DIR
+                      (DIR/arch/x86/boot/bzImage, modules built against
+                      DIR) instead of building one
   -c, --cpus N        vCPUs (default: $VM_CPUS)
   -m, --mem SIZE      guest memory, QEMU syntax (default: $VM_MEM)
   -D, --deterministic QEMU -icount shift=0: the guest's TSC advances one
@@ -93,6 +96,7 @@ VM_MEM=2G
 VM_TIMEOUT=1200
 TARGETS=both
 KSRC=
+KDIR_GIVEN=
 DEBUG=0
 DETERMINISTIC=0
 HOW=install
@@ -116,6 +120,7 @@ parse_args()
 		case $1 in
 		-t | --target) TARGETS=${2:-}; shift ;;
 		-k | --ksrc) KSRC=${2:-}; shift ;;
+		--kdir) KDIR_GIVEN=${2:-}; shift ;;
 		-c | --cpus) VM_CPUS=${2:-}; shift ;;
 		-m | --mem) VM_MEM=${2:-}; shift ;;
 		-d | --debug) DEBUG=1 ;;
@@ -162,6 +167,13 @@ parse_args()
 	if [ -n "$KSRC" ]; then
 		[ -d "$KSRC" ] || die "--ksrc: no such directory: $KSRC"
 		KSRC=$(realpath "$KSRC")
+	fi
+	if [ -n "$KDIR_GIVEN" ]; then
+		if [ ! -f "$KDIR_GIVEN/arch/x86/boot/bzImage" ] ||
+		   [ ! -f "$KDIR_GIVEN/Module.symvers" ]; then
+			die "--kdir: no built kernel (arch/x86/boot/bzImage, Module.symvers) in $KDIR_GIVEN"
+		fi
+		KDIR_GIVEN=$(realpath "$KDIR_GIVEN")
 	fi
 	local kv
 	for kv in "${PARAMS[@]}" "${ENVS[@]}"; do
@@ -269,7 +281,10 @@ run_target()
 	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID"
 	stop_here tree "$target src=$KSRC_PRISTINE tree=$KTREE" && return 0
 
-	if [ "$target" = current ]; then
+	if [ "$target" = current ] && [ -n "$KDIR_GIVEN" ]; then
+		kernel=$KDIR_GIVEN/arch/x86/boot/bzImage
+		kdir=$KDIR_GIVEN
+	elif [ "$target" = current ]; then
 		build_kernel "$flavor"
 		kernel=$KIMAGE
 		kdir=$KBUILD_OUT

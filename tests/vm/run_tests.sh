@@ -65,10 +65,14 @@ expect_no_grep "preparing again rebuilds nothing" "$OUT/vm-again.log" \
 expect_grep "preparing again finds the kernel up to date" "$OUT/vm-again.log" \
 	'kernel .* is up to date'
 
-# 3. NIPA's way: 'make run_tests' in the guest's tree.
-expect_rc "--how tree (make run_tests in the guest) passes" 0 \
-	"$OUT/vm-tree.log" "$VMTEST" -t current --how tree
+# 3. NIPA's way: 'make run_tests' in the guest's tree, booting the built
+# kernel's directory as given (--kdir), as a developer's own build.
+read -r _ kdir < <(prepared current)
+expect_rc "--how tree --kdir (make run_tests in the guest) passes" 0 \
+	"$OUT/vm-tree.log" "$VMTEST" -t current --how tree --kdir "$kdir"
 check_ktap current tree
+expect_no_grep "--kdir: no kernel is configured or built" "$OUT/vm-tree.log" \
+	'configuring|building kernel|is up to date'
 
 # 4. A /dev/kvm whose guests print nothing: the probe (a QEMU that hangs
 # with -accel kvm) gives up, the run goes on under TCG and passes; the
