@@ -42,6 +42,8 @@ missing_options()
 	done
 }
 
+KBUILD_LOCK=${VMTEST_KBUILD_LOCK:-/run/lock/vmtest-kbuild.lock}
+
 # The versions of the tools whose output a .config records or a build
 # depends on (CONFIG_GCC_VERSION, CONFIG_LD_VERSION, CONFIG_PAHOLE_VERSION).
 build_tools()
@@ -91,8 +93,10 @@ build_kernel()
 	fi
 	cmp -s "$cfg/.config" "$out/.config" || cp "$cfg/.config" "$out/.config"
 	rm -f "$out/.vmtest-key"
+	# One kernel build at a time on a machine: each takes every core.
 	step "building kernel $KTREE_VERSION ($flavor)" \
 		"$VMTEST_LOGS/build-$flavor.log" \
+		flock "$KBUILD_LOCK" \
 		make -C "$KTREE" O="$out" ARCH=x86_64 -j"$(nproc)" bzImage modules ||
 		die "kernel build failed"
 	echo "$key" >"$out/.vmtest-key"
