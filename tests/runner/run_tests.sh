@@ -96,6 +96,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$STAGE" "$what" "$work/$name" \
 }
 interrupt "Ctrl-C while building" step INT group
 interrupt "SIGTERM while building" step TERM runner
+interrupt "Ctrl-C while configuring (a function)" stepfn INT group
 interrupt "Ctrl-C while booting" boot INT group FAKE_BOOTS=hang
 interrupt "Ctrl-C while testing" boot INT group FAKE_BOOTS=hang-after
 interrupt "SIGTERM while testing" boot TERM runner FAKE_BOOTS=hang-after

@@ -3,8 +3,10 @@
 # One stage of the runner, with its libraries as vmtest.sh uses them, for
 # the runner's tests (stand-ins from tests/runner/bin come first in PATH).
 #
-# usage: stage.sh step|boot|judge JOBDIR
+# usage: stage.sh step|stepfn|boot|judge JOBDIR
 #   step   a build step running 'make'
+#   stepfn a build step running a shell function that runs 'make' (the
+#          runner's make_config and make_farm are functions)
 #   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
 #   judge  judge_vm of JOBDIR's console.log, rc and kmemleak files
 # Prints 'rc=N boots=N' at the end.
@@ -28,6 +30,10 @@ DETERMINISTIC=0 DEBUG=0 SHELL_MODE=${SHELL_MODE:-0} VM_CPUS=2 VM_MEM=1G \
 own_processes
 case $1 in
 step) step "building" "$job/step.log" make ;;
+stepfn)
+	configure() { echo "configuring"; make; }
+	step "configuring" "$job/step.log" configure
+	;;
 boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
 judge) judge_vm 0 "$job" ;;
 *) die "unknown stage '$1'" ;;

@@ -20,25 +20,37 @@ die()
 	exit 1
 }
 
-# The process group of the step or guest running now. Each runs in a
-# session of its own (setsid), so one kill stops it with every process
-# it started (make's compilers, QEMU), whatever signal reached us.
+# The step or guest running now, in the background so that the runner
+# stays responsive to signals (a non-interactive shell's background job
+# ignores SIGINT: Ctrl-C reaches only the runner, which passes it on).
 CHILD=
 
-# spawn CMD...: start CMD in the background as its own process group.
-# A background job of a non-interactive shell ignores SIGINT, so Ctrl-C
-# reaches only us, and stop_child passes it on.
+# spawn CMD...: start CMD (a program or a function) in the background.
 spawn()
 {
-	setsid "$@" &
+	"$@" &
 	CHILD=$!
+}
+
+# kill_tree PID SIGNAL: signal PID and every process below it, stopped
+# first so that none forks anew meanwhile (make's compilers, QEMU).
+kill_tree()
+{
+	local pid=$1 sig=$2 c
+
+	kill -STOP "$pid" 2>/dev/null || return 0
+	for c in $(ps -o pid= --ppid "$pid"); do
+		kill_tree "$c" "$sig"
+	done
+	kill "-$sig" "$pid" 2>/dev/null
+	kill -CONT "$pid" 2>/dev/null
 }
 
 stop_child()
 {
 	[ -n "$CHILD" ] || return 0
-	kill -TERM -- "-$CHILD" 2>/dev/null
-	wait_timeout "$CHILD" 5 || kill -KILL -- "-$CHILD" 2>/dev/null
+	kill_tree "$CHILD" TERM
+	wait_timeout "$CHILD" 5 || kill_tree "$CHILD" KILL
 	wait "$CHILD" 2>/dev/null
 	CHILD=
 }
