@@ -20,37 +20,26 @@ die()
 	exit 1
 }
 
-# The step or guest running now, in the background so that the runner
-# stays responsive to signals (a non-interactive shell's background job
-# ignores SIGINT: Ctrl-C reaches only the runner, which passes it on).
+# The step or guest running now: a process group of its own, so that
+# Ctrl-C on the terminal reaches only the runner, which stops the whole
+# group (make's compilers, QEMU) however it was interrupted.
 CHILD=
 
-# spawn CMD...: start CMD (a program or a function) in the background.
+# spawn CMD...: start CMD (a program or a shell function) in the
+# background as a process group of its own (job control on for the fork).
 spawn()
 {
+	set -m
 	"$@" &
 	CHILD=$!
-}
-
-# kill_tree PID SIGNAL: signal PID and every process below it, stopped
-# first so that none forks anew meanwhile (make's compilers, QEMU).
-kill_tree()
-{
-	local pid=$1 sig=$2 c
-
-	kill -STOP "$pid" 2>/dev/null || return 0
-	for c in $(ps -o pid= --ppid "$pid"); do
-		kill_tree "$c" "$sig"
-	done
-	kill "-$sig" "$pid" 2>/dev/null
-	kill -CONT "$pid" 2>/dev/null
+	set +m
 }
 
 stop_child()
 {
 	[ -n "$CHILD" ] || return 0
-	kill_tree "$CHILD" TERM
-	wait_timeout "$CHILD" 5 || kill_tree "$CHILD" KILL
+	kill -TERM -- "-$CHILD" 2>/dev/null
+	wait_timeout "$CHILD" 5 || kill -KILL -- "-$CHILD" 2>/dev/null
 	wait "$CHILD" 2>/dev/null
 	CHILD=
 }
