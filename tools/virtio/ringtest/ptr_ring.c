@@ -61,6 +61,14 @@ static void kfree(void *p)
 #define kvmalloc_array kmalloc_array
 #define kvfree kfree
 
+/* Since v6.10 ptr_ring.h calls the _noprof allocators via alloc_hooks() */
+#define kmalloc_array_noprof kmalloc_array
+#define kvmalloc_array_noprof kvmalloc_array
+#define alloc_hooks(expr) (expr)
+
+/* Accesses that race by design; KCSAN is not there to tell anyway */
+#define data_race(expr) (expr)
+
 static void spin_lock_init(spinlock_t *lock)
 {
 	int r = pthread_spin_init(lock, 0);
