@@ -40,15 +40,19 @@
 #include <string.h>
 #include "main.h"
 
+/* main.h's cpu_relax() asserts elsewhere (checkpatch: arch defines needed) */
 #if !defined(__x86_64__) && !defined(__i386__) && !defined(__aarch64__) && \
 	!defined(__s390x__)
-/* main.h's cpu_relax() asserts on the others */
 #undef cpu_relax
 #define cpu_relax() barrier()
 #endif
 
 #define SMP_CACHE_BYTES			64
-#define ____cacheline_aligned_in_smp	__attribute__((aligned(SMP_CACHE_BYTES)))
+/* Userspace has no __aligned() (checkpatch: this defines it) */
+#ifndef __aligned
+#define __aligned(x)			__attribute__((__aligned__(x)))
+#endif
+#define ____cacheline_aligned_in_smp	__aligned(SMP_CACHE_BYTES)
 #define KMALLOC_MAX_SIZE		(4UL << 20)
 
 #define likely(x)	__builtin_expect(!!(x), 1)
@@ -66,6 +70,7 @@ void __tsan_ignore_thread_end(void);
 #undef WRITE_ONCE
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELEASE)
+/* data_race(): racy by design, hidden from the sanitizer as from KCSAN */
 #define data_race(expr) ({				\
 	__auto_type __v = ({				\
 		__tsan_ignore_thread_begin();		\
@@ -75,10 +80,11 @@ void __tsan_ignore_thread_end(void);
 	__v;						\
 })
 #else
+/* data_race(): racy by design; nothing checks races here */
 #define data_race(expr) (expr)
 #endif
 
-/* Userspace stand-ins for kernel types */
+/* The kernel's types (checkpatch: these typedefs mirror the kernel's) */
 typedef pthread_spinlock_t spinlock_t;
 typedef unsigned int gfp_t;
 
