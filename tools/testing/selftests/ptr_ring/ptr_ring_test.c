@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ptr_ring_test - check and time include/linux/ptr_ring.h in userspace,
- * built with ringtest's shims (tools/virtio/ringtest/ptr_ring_shim.h).
- * One KTAP case per mode, after users of the ring:
+ * ptr_ring_test - check and time include/linux/ptr_ring.h in userspace, built
+ * with ringtest's shims.  One KTAP case per mode, after the ring's users:
  *   single          one thread fills the ring, then drains it
  *   spsc            ptr_ring_produce() / ptr_ring_consume() (tun)
  *   batch           __ptr_ring_produce() batches under producer_lock (XDP in
@@ -10,16 +9,14 @@
  *   lockless        ptr_ring_produce() / __ptr_ring_empty(), then
  *                   __ptr_ring_consume() with no lock (page_pool, veth)
  *   lockless_batch  batches / __ptr_ring_consume_batched() with no lock (cpumap)
- *   unconsume       ptr_ring_unconsume() when part of the batch no longer fits
- *   resize          ptr_ring_resize() and ptr_ring_resize_multiple(_bh)()
- * The last two check exact counts of entries kept and destroyed.  The
- * producer writes each item's sequence number to the cache line it points
- * to, the consumer reads it back: lost, duplicated, reordered, stale or
- * garbage items fail a case at once, a stalled ring after STALL_SEC s.
- * The timed modes print ns per item, full and empty events per repetition
- * after a warm-up, their min/median/max and "ok N <mode> # perf=<ns>ns".
- * No preempt count, BH or IRQ disabling, and inlined locks: the figures
- * are not comparable with in-kernel ones.
+ *   unconsume       ptr_ring_unconsume() of a batch that only partly fits
+ *   resize          ptr_ring_resize(), ptr_ring_resize_multiple(_bh)()
+ * Items point to cache lines the producer writes their sequence number to;
+ * the consumer reads it back.  A lost, duplicated, reordered, stale or bad
+ * item fails a case at once, a stalled ring after STALL_SEC s.  The timed
+ * modes print ns per item and full/empty events per repetition, then their
+ * min/median/max and "ok N <mode> # perf=<ns>ns".  No preempt count, BH or
+ * IRQ disabling, and inlined locks: not comparable with in-kernel figures.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -35,6 +32,10 @@
 #define MAX_COUNT	1000000000UL
 #define MAX_REPS	1000UL
 #define STALL_SEC	3
+
+#ifndef ptr_ring_resize_multiple_bh	/* before v6.14 */
+#define ptr_ring_resize_multiple_bh	ptr_ring_resize_multiple
+#endif
 
 enum mode { SINGLE, SPSC, BATCH, LOCKLESS, LOCKLESS_BATCH, UNCONSUME, RESIZE,
 	    NR_MODES };
@@ -61,7 +62,7 @@ struct run {
 	struct item *pool;
 	unsigned long npool;
 	void **array;
-	/* From here on cleared for each repetition: handshake, and the producer's results */
+	/* Cleared for each repetition: handshake, the producer's results */
 	int ready ____cacheline_aligned_in_smp;
 	int stop, failed;
 	struct timespec t_start;
@@ -96,12 +97,10 @@ static void bad_item(struct run *run, void *p, unsigned long next)
 
 	if (off >= run->npool * sizeof(*it) || off % sizeof(*it))
 		fail(run, "item %lu: garbage pointer %p", next, p);
-	else if (it == &run->pool[next % run->npool])
-		fail(run, "item %lu: read %lu through its pointer: stale data",
-		     next, it->seq);
 	else
-		fail(run, "item %lu: got %lu: %s", next, it->seq, it->seq > next ?
-		     "items lost or reordered" : "item duplicated or reordered");
+		fail(run, "item %lu: got %lu: %s", next, it->seq,
+		     it == &run->pool[next % run->npool] ? "stale data, read through its pointer" :
+		     it->seq > next ? "items lost or reordered" : "item duplicated or reordered");
 }
 
 /* Check @p against sequence number @next, at pool index @idx */
@@ -129,13 +128,12 @@ static inline struct item *make_item(struct run *run, unsigned long seq,
 
 static void *single_thread(void *arg)
 {
-	unsigned long seq = 0, pidx = 0, next = 0, cidx = 0, last;
+	unsigned long seq = 0, pidx = 0, next = 0, cidx = 0;
 	struct run *run = arg;
 	void *p;
 
 	clock_gettime(CLOCK_MONOTONIC, &run->t_start);
-	while (next < cfg.count) {
-		last = seq + next;
+	while (next < cfg.count && !load(run->stop)) {	/* see watch() */
 		while (seq < cfg.count &&
 		       !ptr_ring_produce(&run->ring, make_item(run, seq, pidx))) {
 			seq++;
@@ -147,9 +145,6 @@ static void *single_thread(void *arg)
 				return NULL;
 		run->empty += next < seq;
 		store(run->progress, next);
-		if (seq + next == last)
-			return fail(run, "item %lu: ring full with %lu items, none to consume",
-				    seq, seq - next), NULL;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &run->t_end);
 	return NULL;
@@ -253,10 +248,8 @@ static void watch(struct run *run, pthread_t t)
 		seen = now;
 		if (still == STALL_SEC)
 			fail(run, "stalled %ds at item %lu: producer %d%s head %d%s tail %d",
-			     STALL_SEC, now, r->producer,
-			     r->queue[r->producer] ? " (set)" : "",
-			     r->consumer_head,
-			     r->queue[r->consumer_head] ? " (set)" : "",
+			     STALL_SEC, now, r->producer, r->queue[r->producer] ? " (set)" : "",
+			     r->consumer_head, r->queue[r->consumer_head] ? " (set)" : "",
 			     r->consumer_tail);
 		if (still == STALL_SEC + 2)
 			ksft_exit_fail_msg("%s: %s; a thread did not stop, giving up\n",
@@ -332,10 +325,10 @@ static bool run_timed(struct run *run, const char *name)
 /* The deterministic cases, with known sequence numbers */
 static bool fill(struct run *run, unsigned long from, unsigned long n)
 {
-	for (; n; n--, from++)
+	for (; n && !run->failed; n--, from++)
 		if (ptr_ring_produce(&run->ring, make_item(run, from, from % run->npool)))
-			return fail(run, "item %lu: ring full", from), false;
-	return true;
+			fail(run, "item %lu: ring full", from);
+	return !run->failed;
 }
 
 static bool drain(struct run *run, unsigned long from, unsigned long n)
@@ -343,12 +336,12 @@ static bool drain(struct run *run, unsigned long from, unsigned long n)
 	unsigned long idx = from % run->npool;
 	void *p;
 
-	while (n-- && !run->failed) {
+	for (; n && !run->failed; n--) {
 		p = ptr_ring_consume(&run->ring);
-		if (p)
-			check_item(run, p, &from, &idx);
-		else
+		if (!p)
 			fail(run, "item %lu: ring empty", from);
+		else
+			check_item(run, p, &from, &idx);
 	}
 	return !run->failed;
 }
@@ -363,9 +356,8 @@ static void destroy(void *p)
 /* @n entries destroyed, and the run still good */
 static bool destroyed_ok(struct run *run, const char *what, unsigned long n)
 {
-	if (destroyed != n && !run->failed)
-		fail(run, "%s: %lu entries destroyed, expected %lu", what,
-		     destroyed, n);
+	if (destroyed != n)
+		fail(run, "%s: %lu entries destroyed, expected %lu", what, destroyed, n);
 	destroyed = 0;
 	return !run->failed;
 }
@@ -405,7 +397,6 @@ static bool resize_case(struct run *run)
 {
 	struct ptr_ring *r = &run->ring, *rings[] = { r };
 	unsigned long n = cfg.size, c = n / 4, s = (n + 1) / 2, next = n + c;
-	int ret;
 
 	if (!fill(run, 0, n) || !drain(run, 0, c) || !fill(run, n, c))
 		return false;
@@ -417,12 +408,7 @@ static bool resize_case(struct run *run)
 	    !destroyed_ok(run, "grow", 0) ||
 	    !fill(run, next, 2 * n - s))
 		return fail(run, "growing to %lu", 2 * n), false;
-#ifdef ptr_ring_resize_multiple_bh
-	ret = ptr_ring_resize_multiple_bh(rings, 1, n, GFP_KERNEL, destroy);
-#else
-	ret = ptr_ring_resize_multiple(rings, 1, n, GFP_KERNEL, destroy);
-#endif
-	if (ret)
+	if (ptr_ring_resize_multiple_bh(rings, 1, n, GFP_KERNEL, destroy))
 		return fail(run, "ptr_ring_resize_multiple: out of memory"), false;
 	ksft_print_msg("resize: %lu -> %lu -> %lu -> %lu entries\n", n, s, 2 * n, n);
 	return destroyed_ok(run, "resize_multiple", n) && drain(run, c, s) &&
@@ -642,9 +628,8 @@ int main(int argc, char **argv)
 
 	ksft_print_header();
 	ksft_set_plan(__builtin_popcount(cfg.modes));
-	/*
-	 * Items are reused after 4 ring sizes, more than the ring and a batch
-	 * hold, but not under ThreadSanitizer: it cannot see that zeroing a
+	/* Items are reused after 4 ring sizes (more than the ring and a batch
+	 * hold), but not under ThreadSanitizer: it cannot see that zeroing a
 	 * slot orders the consumer's reads before the reuse (data_race()).
 	 */
 	the_run.npool = 4 * cfg.size;
