@@ -257,71 +257,6 @@ static void watch(struct run *run, pthread_t t)
 	}
 }
 
-/* One repetition of a timed mode; false with run->err set on failure */
-static bool run_once(struct run *run)
-{
-	bool single = run->mode == SINGLE;
-	void *(*fn[2])(void *) = { single ? single_thread : consumer_thread,
-				   producer_thread };
-	int i, ret = 0, cpu[2] = { single ? cfg.prod_cpu : cfg.cons_cpu,
-				   cfg.prod_cpu };
-	pthread_attr_t attr;
-	pthread_t t[2];
-	cpu_set_t set;
-
-	if (ptr_ring_init(&run->ring, cfg.size, GFP_KERNEL))
-		return fail(run, "ptr_ring_init: out of memory"), false;
-	memset(&run->ready, 0, sizeof(*run) - offsetof(struct run, ready));
-	for (i = 0; i < 2 - single && !ret; i++) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu[i], &set);
-		pthread_attr_init(&attr);
-		ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ?:
-		      pthread_create(&t[i], &attr, fn[i], run);
-		pthread_attr_destroy(&attr);
-	}
-	if (ret) {
-		fail(run, "pthread_create: %s", strerror(ret));
-		i--;
-	}
-	while (i--)
-		watch(run, t[i]);
-	ptr_ring_cleanup(&run->ring, NULL);
-	return !run->failed;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool run_timed(struct run *run, const char *name)
-{
-	unsigned long rep, full = 0, empty = 0, reps = cfg.reps;
-	double ns[MAX_REPS + 1], med;
-
-	for (rep = 0; rep <= reps; rep++) {	/* 0 is the warm-up */
-		if (!run_once(run))
-			return false;
-		ns[rep] = ((run->t_end.tv_sec - run->t_start.tv_sec) * 1e9 +
-			   run->t_end.tv_nsec - run->t_start.tv_nsec) / cfg.count;
-		ksft_print_msg("%s: %s %lu ns_per_item %.3f full %lu empty %lu\n",
-			       name, rep ? "rep" : "warm-up", rep, ns[rep],
-			       run->full, run->empty);
-		full += rep ? run->full : 0;
-		empty += rep ? run->empty : 0;
-	}
-	qsort(ns + 1, reps, sizeof(ns[0]), cmp_double);
-	med = (ns[1 + reps / 2] + ns[1 + (reps - 1) / 2]) / 2;
-	ksft_print_msg("%s: ns_per_item min %.3f median %.3f max %.3f reps %lu",
-		       name, ns[1], med, ns[reps], reps);
-	printf(" full %lu empty %lu\n", full, empty);
-	ksft_test_result_pass("%s # perf=%.3fns\n", name, med);
-	return true;
-}
-
 /* The deterministic cases, with known sequence numbers */
 static bool fill(struct run *run, unsigned long from, unsigned long n)
 {
@@ -415,31 +350,102 @@ static bool resize_case(struct run *run)
 	       drain(run, next, n - s) && ptr_ring_empty(r);
 }
 
+static void *case_thread(void *arg)
+{
+	struct run *run = arg;
+
+	if (!(run->mode == UNCONSUME ? unconsume_case(run) : resize_case(run)))
+		fail(run, "ring not empty at the end");
+	return NULL;
+}
+
+/* One run of a mode, in threads the watchdog watches: false if it failed */
+static bool run_once(struct run *run)
+{
+	bool one = run->mode == SINGLE || run->mode >= UNCONSUME;
+	void *(*fn[2])(void *) = { consumer_thread, producer_thread };
+	int i, ret = 0, cpu[2] = { one ? cfg.prod_cpu : cfg.cons_cpu, cfg.prod_cpu };
+	pthread_attr_t attr;
+	pthread_t t[2];
+	cpu_set_t set;
+
+	if (one)
+		fn[0] = run->mode == SINGLE ? single_thread : case_thread;
+	if (ptr_ring_init(&run->ring, cfg.size, GFP_KERNEL))
+		return fail(run, "ptr_ring_init: out of memory"), false;
+	memset(&run->ready, 0, sizeof(*run) - offsetof(struct run, ready));
+	for (i = 0; i < 2 - one && !ret; i++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu[i], &set);
+		pthread_attr_init(&attr);
+		ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ?:
+		      pthread_create(&t[i], &attr, fn[i], run);
+		pthread_attr_destroy(&attr);
+	}
+	if (ret) {
+		fail(run, "pthread_create: %s", strerror(ret));
+		i--;
+	}
+	while (i--)
+		watch(run, t[i]);
+	ptr_ring_cleanup(&run->ring, NULL);
+	return !run->failed;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Warm-up, then cfg.reps timed runs: the median ns per item, or -1 */
+static double run_timed(struct run *run, const char *name)
+{
+	unsigned long rep, full = 0, empty = 0, reps = cfg.reps;
+	double ns[MAX_REPS + 1], med;
+
+	for (rep = 0; rep <= reps; rep++) {
+		if (!run_once(run))
+			return -1;
+		ns[rep] = ((run->t_end.tv_sec - run->t_start.tv_sec) * 1e9 +
+			   run->t_end.tv_nsec - run->t_start.tv_nsec) / cfg.count;
+		ksft_print_msg("%s: %s %lu ns_per_item %.3f full %lu empty %lu\n",
+			       name, rep ? "rep" : "warm-up", rep, ns[rep],
+			       run->full, run->empty);
+		full += rep ? run->full : 0;
+		empty += rep ? run->empty : 0;
+	}
+	qsort(ns + 1, reps, sizeof(ns[0]), cmp_double);
+	med = (ns[1 + reps / 2] + ns[1 + (reps - 1) / 2]) / 2;
+	ksft_print_msg("%s: ns_per_item min %.3f median %.3f max %.3f reps %lu",
+		       name, ns[1], med, ns[reps], reps);
+	printf(" full %lu empty %lu\n", full, empty);
+	return med;
+}
+
 static void run_mode(struct run *run, enum mode mode)
 {
 	const char *name = mode_names[mode];
-	bool ok;
+	double ns = 0;
 
 	if (mode != SINGLE && mode < UNCONSUME && cfg.prod_cpu == cfg.cons_cpu) {
 		ksft_test_result_skip("%s: needs two CPUs, only one is usable\n", name);
 		return;
 	}
 	run->mode = mode;
-	run->failed = 0;
-	if (mode < UNCONSUME) {
-		ok = run_timed(run, name);
-	} else {
-		if (ptr_ring_init(&run->ring, cfg.size, GFP_KERNEL))
-			ksft_exit_fail_msg("out of memory\n");
-		ok = mode == UNCONSUME ? unconsume_case(run) : resize_case(run);
-		if (!ok && !run->failed)
-			fail(run, "ring not empty at the end");
-		ptr_ring_cleanup(&run->ring, NULL);
-	}
-	if (!ok)
+	if (mode < UNCONSUME)
+		ns = run_timed(run, name);
+	else
+		run_once(run);
+	if (run->failed) {
 		ksft_print_msg("%s: FAIL: %s\n", name, run->err);
-	if (!ok || mode >= UNCONSUME)
-		ksft_test_result(ok, "%s\n", name);
+		ksft_test_result_fail("%s\n", name);
+	} else if (mode < UNCONSUME) {
+		ksft_test_result_pass("%s # perf=%.3fns\n", name, ns);
+	} else {
+		ksft_test_result_pass("%s\n", name);
+	}
 }
 
 /* How two CPUs relate, from sysfs (in a VM: as the hypervisor says) */
@@ -469,17 +475,11 @@ static const char *relation(int a, int b)
 
 static const char *prog = "ptr_ring_test";
 
-static __noreturn __printf(1, 2) void bad_option(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(KSFT_FAIL);
-}
+#define bad_option(fmt, ...) do {					\
+	fprintf(stderr, "%s: " fmt "\nTry '%s --help'.\n", prog,	\
+		##__VA_ARGS__, prog);					\
+	exit(KSFT_FAIL);						\
+} while (0)
 
 static unsigned long num(const char *opt, const char *arg, unsigned long min,
 			 unsigned long max)
