@@ -487,17 +487,12 @@ static unsigned long num(const char *opt, const char *arg, unsigned long min,
 	unsigned long long val;
 	char *end;
 
-	if (*arg < '0' || *arg > '9')
-		bad_option("%s: '%s' is not a decimal number", opt, arg);
 	errno = 0;
 	val = strtoull(arg, &end, 10);
-	if (*end)
-		bad_option("%s: '%s' is not a decimal number (trailing '%s')",
-			   opt, arg, end);
-	if (errno == ERANGE || val > max)
-		bad_option("%s: %s is too large (max %lu)", opt, arg, max);
-	if (val < min)
-		bad_option("%s: %s is too small (min %lu)", opt, arg, min);
+	if (*arg < '0' || *arg > '9' || *end)
+		bad_option("%s: '%s' is not a decimal number", opt, arg);
+	if (errno || val < min || val > max)
+		bad_option("%s: %s is out of range (%lu to %lu)", opt, arg, min, max);
 	return val;
 }
 
@@ -517,15 +512,6 @@ static unsigned int parse_modes(char *arg)
 	if (!modes)
 		bad_option("--mode: names no mode");
 	return modes;
-}
-
-/* The highest CPU of @set below @below other than @except, or -1 */
-static int last_cpu(const cpu_set_t *set, int below, int except)
-{
-	while (--below >= 0)
-		if (CPU_ISSET(below, set) && below != except)
-			return below;
-	return -1;
 }
 
 static const char usage[] =
@@ -603,13 +589,15 @@ static void parse_args(int argc, char **argv)
 	if (cfg.prod_cpu >= 0 && cfg.prod_cpu == cfg.cons_cpu)
 		bad_option("--producer-cpu and --consumer-cpu must differ (both %d)",
 			   cfg.prod_cpu);
-	/* Away from CPU0, which takes most interrupts, when there is a choice */
-	if (cfg.cons_cpu < 0)
-		cfg.cons_cpu = last_cpu(&set, CPU_SETSIZE, cfg.prod_cpu);
-	if (cfg.prod_cpu < 0)
-		cfg.prod_cpu = last_cpu(&set, cfg.cons_cpu, -1);
-	if (cfg.prod_cpu < 0)
-		cfg.prod_cpu = last_cpu(&set, CPU_SETSIZE, cfg.cons_cpu);
+	/* The last CPUs we may use, away from CPU0's interrupts if we can */
+	for (opt = CPU_SETSIZE - 1; opt >= 0; opt--) {
+		if (!CPU_ISSET(opt, &set) || opt == cfg.prod_cpu || opt == cfg.cons_cpu)
+			continue;
+		if (cfg.cons_cpu < 0)
+			cfg.cons_cpu = opt;
+		else if (cfg.prod_cpu < 0)
+			cfg.prod_cpu = opt;
+	}
 	if (cfg.prod_cpu < 0)		/* one CPU: no two-thread modes */
 		cfg.prod_cpu = cfg.cons_cpu;
 	if (cfg.cons_cpu < 0)
