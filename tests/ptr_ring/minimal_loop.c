@@ -5,7 +5,8 @@
  * ptr_ring_test, with no items to write or read, no checks and no output
  * but ns per item: the reference for measuring the harness's overhead.
  *
- *   gcc -O2 -pthread -DPTR_RING_H='"<tree>/include/linux/ptr_ring.h"' \
+ *   gcc -O2 -pthread -I<tree>/tools/virtio/ringtest \
+ *       -DPTR_RING_H='"<tree>/include/linux/ptr_ring.h"' \
  *       -o minimal_loop minimal_loop.c
  *   taskset -c 0 ./minimal_loop [count [size]]
  */
