@@ -132,12 +132,22 @@ runner_source()
 }
 
 # overlay_ptr_ring KSRC DIR: DIR becomes a tree of symlinks into KSRC whose
-# tools/testing/selftests/ptr_ring is this repository's (KSRC stays as is).
+# tools/testing/selftests/ptr_ring is this repository's, and whose
+# tools/virtio/ringtest has this repository's files on top of KSRC's
+# (KSRC stays as is).
 overlay_ptr_ring()
 {
 	local ksrc=$1 dir=$2 sel=$2/tools/testing/selftests entry
+	local rt=$2/tools/virtio/ringtest
 
-	mkdir -p "$sel/ptr_ring" || return 1
+	mkdir -p "$sel/ptr_ring" "$rt" || return 1
+	for entry in "$ksrc"/tools/virtio/ringtest/*; do
+		[ -e "$REPO/tools/virtio/ringtest/${entry##*/}" ] ||
+			ln -s "$entry" "$rt/" || return 1
+	done
+	for entry in "$REPO"/tools/virtio/ringtest/*; do
+		ln -s "$entry" "$rt/" || return 1
+	done
 	for entry in include scripts Makefile; do
 		ln -s "$ksrc/$entry" "$dir/$entry" || return 1
 	done

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Project tests for tools/testing/selftests/net/bench/bench_compare.py and
-# ptr_ring_test --json (not part of the kernel series):
+# Project tests for tools/testing/selftests/net/bench/bench_compare.py (not
+# part of the kernel series):
 #
 #   - the Student t distribution and Welch's test against known values, and
 #     the false positive rate of A/A comparisons close to alpha,
@@ -12,8 +12,8 @@
 #     --threshold 5 fails, --threshold 20 passes,
 #   - deterministic files: +3 instructions on one test is "exact" and fails
 #     --threshold 0,
-#   - --format markdown is a pipe table, emulated runs carry a note,
-#   - real ptr_ring_test --json output validates and compares.
+#   - --format markdown is a pipe table, emulated runs carry a note.
+# (ptr_ring_test has no --json: its own checks are in tests/ptr_ring.)
 #
 # Fixtures are generated in a temporary directory by gen() below, with
 # their statistics computed by Python's statistics module, independently of
@@ -25,8 +25,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-# The newest kernel source the QEMU runner unpacked (for ptr_ring.h and
-# checkpatch.pl); fetched when missing.
+# The newest kernel source the QEMU runner unpacked (for checkpatch.pl);
+# fetched when missing.
 [ -n "${KSRC:-}" ] || [ -n "$(runner_source 'linux-source-[0-9]*')" ] ||
 	"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
 KSRC=${KSRC:-$(runner_source 'linux-source-[0-9]*')}
@@ -443,114 +443,6 @@ d['tests'][0]['stats']['cycles']['ci95'] = [m - h, m + h]"
 		'family-wise alpha 0.01 over the tests'
 }
 
-# Build ptr_ring_test natively, the tree laid over KSRC as symlinks.
-build_ptr_ring()
-{
-	overlay_ptr_ring "$KSRC" "$tmp/tree" && mkdir -p "$tmp/bin" &&
-	make -s -j1 -C "$tmp/tree/tools/testing/selftests/ptr_ring" \
-		KSRC="$tmp/tree" OUTPUT="$tmp/bin" >"$tmp/build.log" 2>&1 &&
-	test -x "$tmp/bin/ptr_ring_test"
-}
-
-test_real()
-{
-	local log=$tmp/r.log bin=$tmp/bin/ptr_ring_test n
-
-	if [ ! -f "$KSRC/include/linux/ptr_ring.h" ]; then
-		not_ok "ptr_ring_test: a kernel tree to build against" \
-			"no include/linux/ptr_ring.h in '$KSRC'"
-		return
-	fi
-	if ! build_ptr_ring; then
-		not_ok "ptr_ring_test: native build" "$(cat "$tmp/build.log")"
-		return
-	fi
-	ok "ptr_ring_test: native build"
-
-	expect_rc "ptr_ring_test --json FILE: exit 0" 0 "$log" \
-		"$bin" --count 20000 --reps 5 --json "$tmp/real1.json"
-	expect_grep "ptr_ring_test --json: KTAP output unchanged" "$log" \
-		'^# resize: ns_per_item min [0-9.]+ median [0-9.]+ max'
-	expect_rc "ptr_ring_test --json /dev/full: exit 1" 1 "$log" \
-		"$bin" -m single -n 1000 -r 1 --json /dev/full &&
-		expect_grep "ptr_ring_test --json /dev/full: says so" "$log" \
-			'^# --json: writing /dev/full failed: '
-	"$bin" -n 20000 -r 5 -j "$tmp/real2.json" >/dev/null 2>&1
-	BENCH_DETERMINISTIC=1 "$bin" -n 20000 -r 3 -m single,spsc \
-		-j "$tmp/real-det.json" >/dev/null 2>&1
-	expect_rc "real output validates (2 runs, BENCH_DETERMINISTIC=1 run)" 0 \
-		"$log" "$CMP" --validate "$tmp/real1.json" "$tmp/real2.json" \
-		"$tmp/real-det.json"
-	py "real output: 5 tests with 5 reps, unit, mode, date" \
-		"(lambda d: [len(t['reps']) for t in d['tests']] == [5] * 5 and d['unit']['time'] == 'ns' and d['run']['mode'] in b.RUN_MODES and d['run']['date'].endswith('Z'))(b.load('$tmp/real1.json'))"
-	py "BENCH_DETERMINISTIC=1: mode deterministic, unit instructions (x86)" \
-		"(lambda d: d['run']['mode'] == 'deterministic' and d['unit']['cycles'] in ('instructions', None))(b.load('$tmp/real-det.json'))"
-
-	expect_rc "real output against itself: exit 0 at --threshold 0" 0 "$log" \
-		"$CMP" --threshold 0 "$tmp/real1.json" "$tmp/real1.json"
-	expect_no_grep "real output against itself: nothing significant" "$log" significant
-	expect_rc "real output against a second run: exit 0" 0 "$log" \
-		"$CMP" "$tmp/real1.json" "$tmp/real2.json"
-	n=$(grep -cE '^(single|spsc|batch_consume|batch_produce|resize) .*  (significant|noise)$' "$log")
-	if [ "$n" -eq 5 ]; then
-		ok "real output against a second run: a verdict per test"
-	else
-		not_ok "real output against a second run: a verdict per test" "$(cat "$log")"
-	fi
-	cp "$log" "$OUT/compare-real.txt"
-	"$CMP" --format markdown "$tmp/real1.json" "$tmp/real2.json" \
-		>"$OUT/compare-real.md" 2>&1
-}
-
-# fake_env CPUINFO CONFIG OUT: ptr_ring_test --json OUT in a mount namespace
-# where /proc/cpuinfo is CPUINFO and /boot holds only CONFIG (if not empty)
-# as the running kernel's configuration.
-fake_env()
-{
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	unshare -m sh -c '
-		mount --bind "$1" /proc/cpuinfo &&
-		mount -t tmpfs none /boot &&
-		{ [ ! -s "$2" ] || cp "$2" "/boot/config-$(uname -r)"; } &&
-		"$4" -m single -n 10000 -r 2 -j "$3" >/dev/null 2>&1' \
-		sh "$1" "$2" "$3" "$tmp/bin/ptr_ring_test"
-}
-
-# Where the figures were measured: run mode, CPU model and configuration.
-test_run_info()
-{
-	local cpu=$tmp/cpuinfo cfg=$tmp/kconfig
-
-	if [ ! -x "$tmp/bin/ptr_ring_test" ]; then
-		return
-	elif [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
-		echo "# no mount namespace (not root?): run mode detection not checked"
-		return
-	fi
-	printf 'processor\t: 0\nmodel name\t: QEMU TCG CPU version 2.5+ "a\\b"\nflags\t\t: fpu tsc hypervisor\n\n' >"$cpu"
-	printf '%s\n' CONFIG_PREEMPT_VOLUNTARY=y CONFIG_KASAN=y \
-		'# CONFIG_DEBUG_VM is not set' CONFIG_LOCKDEP=m \
-		CONFIG_PAGE_POOL_STATS=y >"$cfg"
-	fake_env "$cpu" "$cfg" "$tmp/emu.json"
-	py "QEMU TCG model name: run.mode emulated, cpu_model escaped" \
-		"(lambda r: r['mode'] == 'emulated' and r['cpu_model'] == 'QEMU TCG CPU version 2.5+ \"a\\\\b\"')(b.load('$tmp/emu.json')['run'])"
-	py "/boot/config-RELEASE: preempt, debug options, page_pool_stats" \
-		"b.load('$tmp/emu.json')['run']['config'] == {'preempt': 'VOLUNTARY', 'debug': ['KASAN'], 'page_pool_stats': True}"
-	sed -i 's/QEMU TCG/Other/' "$cpu"
-	: >"$cfg"
-	fake_env "$cpu" "$cfg" "$tmp/vm.json"
-	py "hypervisor flag: run.mode virtual-machine" \
-		"b.load('$tmp/vm.json')['run']['mode'] == 'virtual-machine'"
-	py "no /boot/config-RELEASE: debug [], page_pool_stats null" \
-		"(lambda c: c['debug'] == [] and c['page_pool_stats'] is None and isinstance(c['preempt'], str))(b.load('$tmp/vm.json')['run']['config'])"
-	sed -i 's/ hypervisor//' "$cpu"
-	fake_env "$cpu" "$cfg" "$tmp/hw.json"
-	py "no hypervisor flag: run.mode hardware" \
-		"b.load('$tmp/hw.json')['run']['mode'] == 'hardware'"
-	expect_rc "the three files validate" 0 "$tmp/v.log" \
-		"$CMP" --validate "$tmp/emu.json" "$tmp/vm.json" "$tmp/hw.json"
-}
-
 # bench_compare.py reads as a kernel tools/ script: SPDX line, executable,
 # stdlib only, PEP 8 line lengths (pycodestyle when installed), checkpatch.
 test_style()
@@ -593,8 +485,6 @@ main()
 	test_errors
 	test_compare
 	test_runs
-	test_real
-	test_run_info
 }
 
 main 2>&1 | tee "$tmp/results"

@@ -1,10 +1,12 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Bare fill-then-drain loop on the same ring and shims as the "single" mode
- * of ptr_ring_test, with no verification, no warm-up bookkeeping and no
- * output but ns per item: the reference for measuring harness overhead.
+ * Bare fill-then-drain loop on the same ring and shim
+ * (tools/virtio/ringtest/ptr_ring_shim.h) as the "single" mode of
+ * ptr_ring_test, with no items to write or read, no checks and no output
+ * but ns per item: the reference for measuring the harness's overhead.
  *
- *   gcc -O2 -pthread -DPTR_RING_H='"<tree>/include/linux/ptr_ring.h"' \
+ *   gcc -O2 -pthread -I<tree>/tools/virtio/ringtest \
+ *       -DPTR_RING_H='"<tree>/include/linux/ptr_ring.h"' \
  *       -o minimal_loop minimal_loop.c
  *   taskset -c 0 ./minimal_loop [count [size]]
  */
@@ -12,7 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../tools/testing/selftests/ptr_ring/ptr_ring_test.h"
+#include "../../tools/virtio/ringtest/ptr_ring_shim.h"
 
 static struct ptr_ring ring;
 
