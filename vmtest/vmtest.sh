@@ -5,9 +5,9 @@
 # Two targets: 'current' builds a minimal kernel from the newest Debian
 # kernel source (or a tree given with --ksrc) with the series laid over it;
 # 'distro' boots Debian's prebuilt 6.12 kernel, whose headers are installed
-# on the host, so the module builds with its default KDIR. The guest sees
-# the host's filesystem read-only over 9p and runs the selftests the way
-# users do. See --help.
+# on the host; its module builds with KDIR=/lib/modules/RELEASE/build. The
+# guest sees the host's filesystem read-only over 9p and runs the selftests
+# the way users do. See --help.
 
 # shellcheck source-path=SCRIPTDIR
 set -u
@@ -195,7 +195,7 @@ write_job()
 		else
 			printf '%q ' "$VMTEST_DIR/guest/selftests.sh" "$KTREE" \
 				"$HOW" "$SERIES_TARGETS"
-			[ -n "$kdir" ] && printf 'KDIR=%q' "$kdir"
+			printf 'KDIR=%q' "$kdir"
 			echo
 		fi
 		echo 'rc=$?'
@@ -250,21 +250,21 @@ run_target()
 		fetch_distro_source
 		prepare_tree "$KSRC_PRISTINE" "$KSRC_ID"
 		kernel=/boot/vmlinuz-$DISTRO_RELEASE
+		kdir=/lib/modules/$DISTRO_RELEASE/build
 		make_initramfs "$initrd" "$DISTRO_RELEASE"
 		;;
 	esac
 
 	# Build the selftests natively first: the guest's 'make run_tests'
 	# then finds them up to date instead of compiling under emulation.
-	kdir_arg=${kdir:+KDIR=$kdir}
-	[ "$target" = distro ] && kdir_arg=KDIR=/lib/modules/$DISTRO_RELEASE/build
+	kdir_arg=KDIR=$kdir
 	step "building the selftests on the host" "$VMTEST_LOGS/selftests-$target.log" \
 		make -C "$KTREE/tools/testing/selftests" TARGETS="$SERIES_TARGETS" \
 		"$kdir_arg" all || die "the selftests do not build"
 
 	if [ "$PREPARE" -eq 1 ]; then
 		printf '%s tree=%s kdir=%s kernel=%s\n' "$target" "$KTREE" \
-			"${kdir:-/lib/modules/$DISTRO_RELEASE/build}" "$kernel"
+			"$kdir" "$kernel"
 		return 0
 	fi
 	write_job "$job" "$kdir" "$flavor"

@@ -38,7 +38,7 @@ slowed_copy()
 		cpio -0 -pdm --quiet "$work/slow") || return 1
 	cp "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		"$sel/kselftest/" || return 1
-	src=$sel/net/bench/page_pool/bench_page_pool_main.c
+	src=$sel/net/bench/page_pool/bench_page_pool_simple.c
 	[ "$(grep -c 'page_pool_recycle_direct(pp, page);' "$src")" -eq 1 ] ||
 		return 1
 	sed -i '/page_pool_recycle_direct(pp, page);/i\

@@ -290,10 +290,18 @@ nreps=${repeat:-1}
 
 [ "$(id -u)" -eq 0 ] || skip_all "must be run as root"
 [ -r /proc/modules ] || skip_all "kernel without module support (CONFIG_MODULES)"
-[ -f "$KO" ] || skip_all "$MOD.ko not built (make -C tools/testing/selftests/net/bench)"
+[ -f "$KO" ] || skip_all "$MOD.ko not built: build the kernel first, or give KDIR (see the selftest build's warning)"
 for tool in insmod rmmod; do
 	command -v "$tool" >/dev/null || skip_all "$tool not found"
 done
+# A module built for another kernel cannot load: not a failure of this one
+if command -v modinfo >/dev/null; then
+	vermagic=$(modinfo -F vermagic "$KO" 2>/dev/null)
+	case $vermagic in
+	"$(uname -r) "*) ;;
+	*) skip_all "$MOD.ko was built for another kernel (vermagic ${vermagic%% *}, running $(uname -r))" ;;
+	esac
+fi
 if [ -r /proc/kallsyms ] && ! grep -qw page_pool_create /proc/kallsyms; then
 	skip_all "kernel without page_pool (enable e.g. CONFIG_NETDEVSIM or CONFIG_VETH)"
 fi
@@ -1112,6 +1120,12 @@ read_config >"$TMP/config"
 # A kernel without page_pool cannot link the module
 if [ "$insmod_rc" -ne 0 ] && grep -q "Unknown symbol page_pool" "$TMP/mod"; then
 	ktap_skip_all "kernel without page_pool (enable e.g. CONFIG_NETDEVSIM or CONFIG_VETH)"
+	exit "$KSFT_SKIP"
+fi
+if [ "$insmod_rc" -ne 0 ] &&
+   grep -qiE "Invalid module format|Exec format error|Unknown symbol|disagrees about version" \
+	"$TMP/mod" "$TMP/insmod.err"; then
+	ktap_skip_all "$MOD.ko does not match the running kernel $(uname -r): $(head -n 1 "$TMP/insmod.err")"
 	exit "$KSFT_SKIP"
 fi
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Minimal helpers for timing loops of kernel code, see time_bench.h.
+ * Benchmarking code execution time inside the kernel, see time_bench.h.
+ *
+ * Copyright (C) 2014, Red Hat, Inc., Jesper Dangaard Brouer
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

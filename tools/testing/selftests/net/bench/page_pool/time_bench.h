@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Minimal helpers for timing loops of kernel code.
+ * Benchmarking code execution time inside the kernel
+ *
+ * Copyright (C) 2014, Red Hat, Inc., Jesper Dangaard Brouer
  *
  * A record accumulates the cycles, nanoseconds and element count of one
  * or more timed chunks, so a long measurement can be split into short
