@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$(realpath "$0")")" || exit 1
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(static lay_series module ptr_ring compare figures vm)
+[ ${#groups[@]} -gt 0 ] || groups=(static lay_series module driver ptr_ring compare figures vm)
 out=${TESTS_OUT:-$PWD/out}
 mkdir -p "$out"
 

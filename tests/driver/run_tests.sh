@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Project tests of the kselftest driver test_bench_page_pool.sh without a
+# kernel to load the module into: a copy of the driver whose kernel paths
+# (/dev/kmsg, /proc/modules, /proc/kallsyms, /sys/module, /proc/cpuinfo)
+# point into a scratch directory runs with stand-ins for insmod, dd,
+# rmmod, modinfo and nproc (tests/driver/fake/) that print the module's
+# lines in its formats. Checks the KTAP (one "# perf=" test case per
+# datapoint, kunit.py parses it), the exit codes (0, 1 with "not ok", 4
+# when all skipped, never "Bail out!"), the skips (cross-CPU on one CPU,
+# a module for another kernel) and the driver's size.
+
+set -u
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+KSRC=${KSRC:-$(runner_source 'linux-source-7.2*')}
+[ -n "$KSRC" ] || KSRC=$(runner_source 'linux-source-[0-9]*')
+BENCH=$REPO/tools/testing/selftests/net/bench
+DRIVER=$BENCH/test_bench_page_pool.sh
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/driver_tests.XXXXXX") || exit 1
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+
+n=$(wc -l <"$DRIVER")
+if [ "$n" -le 300 ]; then
+	ok "test_bench_page_pool.sh has $n lines (at most 300)"
+else
+	not_ok "test_bench_page_pool.sh has $n lines (at most 300)"
+fi
+expect_no_grep "the driver does not run ptr_ring_test" "$DRIVER" 'ptr_ring_test'
+
+if [ -z "$KSRC" ] || [ ! -f "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" ]; then
+	not_ok "a kernel source with kselftest/ktap_helpers.sh" "none in $VMTEST_CACHE/src"
+	tests_done driver
+	exit
+fi
+
+# setup HELPERS: the fake tree under $tmp/t, with HELPERS' ktap_helpers.sh
+setup()
+{
+	local sel=$tmp/t/sel
+
+	rm -rf "$tmp/t"
+	mkdir -p "$sel/net/bench/page_pool" "$sel/kselftest" "$tmp/t/fake/sysmodule"
+	cp "$1" "$sel/kselftest/ktap_helpers.sh"
+	cp "$BENCH"/*.py "$sel/net/bench/" 2>/dev/null
+	: >"$sel/net/bench/page_pool/bench_page_pool.ko"
+	sed -e "s|/dev/kmsg|$tmp/t/fake/kmsg|g" \
+	    -e "s|/proc/modules|$tmp/t/fake/modules|g" \
+	    -e "s|/proc/kallsyms|$tmp/t/fake/kallsyms|g" \
+	    -e "s|/proc/cpuinfo|$tmp/t/fake/cpuinfo|g" \
+	    -e "s|/sys/module|$tmp/t/fake/sysmodule|g" \
+		"$DRIVER" >"$sel/net/bench/test_bench_page_pool.sh"
+	chmod +x "$sel/net/bench/test_bench_page_pool.sh"
+	: >"$tmp/t/fake/modules"
+	echo "ffffffff81000000 T page_pool_create" >"$tmp/t/fake/kallsyms"
+	echo "model name	: QEMU TCG CPU" >"$tmp/t/fake/cpuinfo"
+	: >"$tmp/t/fake/kmsg"
+}
+
+# run NAME [ENV=VALUE...] -- [ARGS...]: the fake driver's output in
+# $tmp/NAME.out, its exit code in $tmp/NAME.rc
+run()
+{
+	local name=$1 envs=()
+
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	env FAKE="$tmp/t/fake" PATH="$TESTS_DIR/driver/fake:$PATH" "${envs[@]}" \
+		"$tmp/t/sel/net/bench/test_bench_page_pool.sh" "$@" \
+		>"$tmp/$name.out" 2>&1
+	echo $? >"$tmp/$name.rc"
+}
+
+# expect_exit NAME RC
+expect_exit()
+{
+	local rc
+
+	rc=$(cat "$tmp/$1.rc")
+	if [ "$rc" -eq "$2" ]; then
+		ok "$1: exit $2"
+	else
+		not_ok "$1: exit $2" "exit $rc" "$(sed 's/^/  /' "$tmp/$1.out")"
+	fi
+}
+
+kunit_parses()
+{
+	if (cd "$tmp" && python3 "$KSRC/tools/testing/kunit/kunit.py" parse \
+		"$tmp/$1.out") >"$tmp/$1.kunit" 2>&1 &&
+	   ! grep -qiE 'error|crashed' "$tmp/$1.kunit"; then
+		ok "$1: kunit.py parses the output with no error"
+	else
+		not_ok "$1: kunit.py parses the output with no error" \
+			"$(tail -n 5 "$tmp/$1.kunit")"
+	fi
+}
+
+for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+	       "$(runner_source 'linux-source-6.12*')/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
+	[ -f "$helpers" ] || continue
+	v=$(basename "${helpers%%/tools/*}")
+	v=${v#linux-source-}
+	v=${v%%-*}
+	setup "$helpers"
+
+	run "$v-default" --
+	expect_exit "$v-default" 0
+	expect_grep "$v-default: plan of 10" "$tmp/$v-default.out" '^1\.\.10$'
+	c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$tmp/$v-default.out")
+	if [ "$c" -eq 10 ]; then
+		ok "$v-default: 10 'ok N name # perf=<decimal>ns' lines"
+	else
+		not_ok "$v-default: 10 'ok N name # perf=<decimal>ns' lines" "$c"
+	fi
+	expect_grep "$v-default: upstream's names" "$tmp/$v-default.out" \
+		'^ok 4 no-softirq-page_pool01 # perf=5\.410ns$'
+	expect_grep "$v-default: cross_cpu_return reports its average" \
+		"$tmp/$v-default.out" '^ok 10 cross_cpu_return # perf=120\.260ns$'
+	expect_no_grep "$v-default: no ' # SKIP' in a passing run" "$tmp/$v-default.out" ' # SKIP'
+	# Each result follows its diagnostics
+	if awk '/^# Type:lock Per elem/ { d = NR } /^ok 3 lock/ { r = NR }
+		END { exit !(d && r && d < r) }' "$tmp/$v-default.out"; then
+		ok "$v-default: diagnostics come before their result"
+	else
+		not_ok "$v-default: diagnostics come before their result"
+	fi
+	kunit_parses "$v-default"
+
+	run "$v-fail" FAKE_SCENARIO=fail --
+	expect_exit "$v-fail" 1
+	expect_grep "$v-fail: not ok for the failed case" "$tmp/$v-fail.out" \
+		'^not ok 5 no-softirq-page_pool02$'
+	expect_grep "$v-fail: the module's reason is shown" "$tmp/$v-fail.out" \
+		'^# Type:no-softirq-page_pool02 only 12 of 500000'
+	expect_no_grep "$v-fail: no Bail out!" "$tmp/$v-fail.out" 'Bail out'
+
+	run "$v-1cpu" FAKE_CPUS=1 -- -f 0x80
+	expect_exit "$v-1cpu" 4
+	expect_grep "$v-1cpu: cross_cpu_return SKIPs" "$tmp/$v-1cpu.out" \
+		'^ok 1 cross_cpu_return # SKIP'
+	expect_no_grep "$v-1cpu: no Bail out!" "$tmp/$v-1cpu.out" 'Bail out'
+
+	run "$v-1cpu-all" FAKE_CPUS=1 --
+	expect_exit "$v-1cpu-all" 0
+
+	run "$v-enoexec" FAKE_SCENARIO=enoexec --
+	expect_exit "$v-enoexec" 4
+	c=$(grep -c '^ok [0-9]* .* # SKIP' "$tmp/$v-enoexec.out")
+	if [ "$c" -eq 10 ]; then ok "$v-enoexec: every case SKIPs"; else
+		not_ok "$v-enoexec: every case SKIPs" "$c"; fi
+
+	run "$v-vermagic" FAKE_VERMAGIC=0.0.0-other --
+	expect_exit "$v-vermagic" 4
+	expect_grep "$v-vermagic: skip-all with the reason" "$tmp/$v-vermagic.out" \
+		'^1\.\.0 # SKIP bench_page_pool\.ko was built for another kernel'
+
+	run "$v-einval" FAKE_SCENARIO=einval --
+	expect_exit "$v-einval" 1
+	expect_grep "$v-einval: the module's error is shown" "$tmp/$v-einval.out" \
+		'^# invalid chunk=1'
+
+	run "$v-det" BENCH_DETERMINISTIC=1 -- -f 0x02
+	expect_exit "$v-det" 0
+	expect_grep "$v-det: instructions of the cheapest chunk" "$tmp/$v-det.out" \
+		'^ok 1 no-softirq-page_pool01 # perf=11\.000insn$'
+
+	rm "$tmp/t/sel/net/bench/page_pool/bench_page_pool.ko"
+	run "$v-noko" --
+	expect_exit "$v-noko" 4
+	expect_grep "$v-noko: skip-all with the reason" "$tmp/$v-noko.out" \
+		'^1\.\.0 # SKIP bench_page_pool\.ko not built'
+done
+
+tests_done driver
