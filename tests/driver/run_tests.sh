@@ -160,7 +160,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	run "$v-vermagic" FAKE_VERMAGIC=0.0.0-other --
 	expect_exit "$v-vermagic" 4
 	expect_grep "$v-vermagic: skip-all with the reason" "$tmp/$v-vermagic.out" \
-		'^1\.\.0 # SKIP bench_page_pool\.ko was built for another kernel'
+		'^1\.\.0 # SKIP bench_page_pool\.ko is for another kernel'
 
 	run "$v-einval" FAKE_SCENARIO=einval --
 	expect_exit "$v-einval" 1
@@ -171,6 +171,80 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_exit "$v-det" 0
 	expect_grep "$v-det: instructions of the cheapest chunk" "$tmp/$v-det.out" \
 		'^ok 1 no-softirq-page_pool01 # perf=11\.000insn$'
+
+	# The opt-in features, through bench_compare.py
+	CMP=$tmp/t/sel/net/bench/bench_compare.py
+	for r in 1 5; do
+		run "$v-r$r" -- -r "$r" -j "$tmp/r$r.json"
+		expect_exit "$v-r$r" 0
+		check "$v-r$r: bench_compare.py accepts the driver's JSON" \
+			"$CMP" --validate "$tmp/r$r.json"
+		c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]{3}ns$' "$tmp/$v-r$r.out")
+		if [ "$c" -eq 10 ]; then
+			ok "$v-r$r: 10 'ok N name # perf=<decimal>ns' lines"
+		else
+			not_ok "$v-r$r: 10 'ok N name # perf=<decimal>ns' lines" "$c"
+		fi
+	done
+	expect_grep "$v-r5: statistics of the repetitions" "$tmp/$v-r5.out" \
+		'^# no-softirq-page_pool01: tsc-cycles min .* ci95 \[.*\] over 5 reps$'
+	expect_grep "$v-r5: the figure is the mean of the reps" "$tmp/$v-r5.out" \
+		'^ok 4 no-softirq-page_pool01 # perf=5\.430ns$'
+	expect_grep "$v-r5: the path check's shares" "$tmp/$v-r5.out" \
+		'^# no-softirq-page_pool01: path: pages from cache 100\.0% .*; returned to cache 100\.0%'
+	check "$v-r5 against itself: exit 0 at --threshold 0" \
+		"$CMP" --threshold 0 "$tmp/r5.json" "$tmp/r5.json"
+
+	run "$v-failj" FAKE_SCENARIO=fail -- -r 3 -j "$tmp/fail.json"
+	expect_exit "$v-failj" 1
+	expect_grep "$v-failj: not ok for the failed case" "$tmp/$v-failj.out" \
+		'^not ok 5 no-softirq-page_pool02$'
+	check "$v-failj: bench_compare.py accepts the JSON of a failed run" \
+		"$CMP" --validate "$tmp/fail.json"
+	run "$v-skipj" FAKE_CPUS=1 -- -j "$tmp/skip.json"
+	expect_exit "$v-skipj" 0
+	check "$v-skipj: bench_compare.py accepts the JSON of a skipped test" \
+		"$CMP" --validate "$tmp/skip.json"
+
+	run "$v-detj" BENCH_DETERMINISTIC=1 -- -r 3 -j "$tmp/det.json"
+	expect_exit "$v-detj" 0
+	check "$v-detj: bench_compare.py accepts a deterministic run's JSON" \
+		"$CMP" --validate "$tmp/det.json"
+	expect_rc "$v-detj: compared with a normal run: refused, exit 2" 2 \
+		"$tmp/cmp.log" "$CMP" "$tmp/r5.json" "$tmp/det.json" &&
+		expect_grep "$v-detj: says why" "$tmp/cmp.log" \
+			"not comparable with .*: mode '[a-z-]+' vs 'deterministic'"
+
+	run "$v-gate" FAKE_SLOW=20 -- -r 5 -b "$tmp/r5.json"
+	expect_exit "$v-gate" 1
+	expect_grep "$v-gate: a regression fails its case" "$tmp/$v-gate.out" \
+		'^not ok 4 no-softirq-page_pool01$'
+	expect_grep "$v-gate: says by how much" "$tmp/$v-gate.out" \
+		'^# no-softirq-page_pool01: regression \+20\.[0-9]% \(significant\)'
+	expect_grep "$v-gate: the baselines are never gated" "$tmp/$v-gate.out" \
+		'^ok 1 for_loop # perf='
+	run "$v-xfail" FAKE_SLOW=20 KSFT_MACHINE_SLOW=yes -- -r 5 -b "$tmp/r5.json"
+	expect_exit "$v-xfail" 0
+	expect_grep "$v-xfail: XFAIL on a slow machine" "$tmp/$v-xfail.out" \
+		'^ok 4 no-softirq-page_pool01 # XFAIL regression \+20'
+	kunit_parses "$v-xfail"
+	run "$v-gatedet" BENCH_DETERMINISTIC=1 -- -r 3 -b "$tmp/r5.json"
+	expect_exit "$v-gatedet" 1
+	expect_grep "$v-gatedet: a baseline of another mode is refused" \
+		"$tmp/$v-gatedet.out" 'baseline is not comparable with this run: mode'
+
+	# Without python3: the default run works, the opt-in ones skip
+	mkdir -p "$tmp/nopy"
+	for c in bash env dirname readlink id grep uname date mktemp rm nice \
+		 sed head seq sleep awk cat tail; do
+		ln -sf "$(command -v "$c")" "$tmp/nopy/$c"
+	done
+	run "$v-nopy" PATH="$TESTS_DIR/driver/fake:$tmp/nopy" --
+	expect_exit "$v-nopy" 0
+	run "$v-nopy-r" PATH="$TESTS_DIR/driver/fake:$tmp/nopy" -- -r 3
+	expect_exit "$v-nopy-r" 4
+	expect_grep "$v-nopy-r: says why" "$tmp/$v-nopy-r.out" \
+		'^1\.\.0 # SKIP -r, -j and -b need python3'
 
 	rm "$tmp/t/sel/net/bench/page_pool/bench_page_pool.ko"
 	run "$v-noko" --

@@ -12,6 +12,8 @@
 set -u
 
 readonly MOD=bench_page_pool
+# What insmod or the kernel says of a module built for another kernel
+readonly FOREIGN="Unknown symbol|Invalid module format|Exec format error|disagrees about version"
 DIR=$(dirname "$(readlink -f "$0")")
 KO=$DIR/page_pool/$MOD.ko
 
@@ -25,6 +27,7 @@ usage()
 {
 	cat <<EOF
 usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
+       [-r REPEAT] [-j FILE] [-b BASELINE] [-T PCT]
 
   -l LOOPS           elements per test (module default 500000,
                      100000 with KSFT_MACHINE_SLOW=yes)
@@ -35,6 +38,13 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
   -c RETURNING_CPUS  CPUs returning pages in the cross-CPU test (default 1)
   -C CPU             CPU running the tests (default: not pinned)
   -v                 verbose module output
+  -r REPEAT          runs of each test, with statistics of them
+  -j FILE            write the results as JSON (also BENCH_JSON=FILE)
+  -b BASELINE        fail tests significantly slower than in this JSON
+                     of an earlier run (also BENCH_BASELINE=FILE); XFAIL
+                     with KSFT_MACHINE_SLOW=yes
+  -T PCT             smallest regression that fails, percent (default 5)
+-r, -j and -b need python3 (bench_compare.py does them).
 
 Other module parameters can be given as BENCH_PAGE_POOL_PARAMS, e.g.
 BENCH_PAGE_POOL_PARAMS="loops=1000000 chunk=1024"; options take precedence.
@@ -52,8 +62,15 @@ declare -A param=()
 for kv in ${BENCH_PAGE_POOL_PARAMS:-}; do
 	param[${kv%%=*}]=${kv#*=}
 done
-while getopts "l:f:c:C:vh" opt; do
+json=${BENCH_JSON:-}
+baseline=${BENCH_BASELINE:-}
+threshold=5
+while getopts "l:f:c:C:vr:j:b:T:h" opt; do
 	case $opt in
+	r) param[repeat]=$OPTARG ;;
+	j) json=$OPTARG ;;
+	b) baseline=$OPTARG ;;
+	T) threshold=$OPTARG ;;
 	l) param[loops]=$OPTARG ;;
 	f) param[run_flags]=$OPTARG ;;
 	c) param[returning_cpus]=$OPTARG ;;
@@ -80,7 +97,8 @@ skip_all()
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || skip_all "must be run as root"
 [ -r /proc/modules ] || skip_all "kernel without module support (CONFIG_MODULES)"
-[ -f "$KO" ] || skip_all "$MOD.ko not built: build the kernel first, or give KDIR (see the selftest build's warning)"
+[ -f "$KO" ] ||
+	skip_all "$MOD.ko not built: build the kernel first, or give KDIR (see the build's warning)"
 for tool in insmod rmmod dd; do
 	command -v "$tool" >/dev/null || skip_all "$tool not found"
 done
@@ -90,11 +108,18 @@ if command -v modinfo >/dev/null; then
 	vermagic=$(modinfo -F vermagic "$KO" 2>/dev/null)
 	case $vermagic in
 	"$(uname -r) "*) ;;
-	*) skip_all "$MOD.ko was built for another kernel (vermagic ${vermagic%% *}, running $(uname -r))" ;;
+	*) skip_all "$MOD.ko is for another kernel (${vermagic%% *}, running $(uname -r))" ;;
 	esac
 fi
 if [ -r /proc/kallsyms ] && ! grep -qw page_pool_create /proc/kallsyms; then
 	skip_all "kernel without page_pool (enable e.g. CONFIG_VETH)"
+fi
+helper=()
+if [ "${param[repeat]:-1}" != 1 ] || [ -n "$json$baseline" ]; then
+	command -v python3 >/dev/null || skip_all "-r, -j and -b need python3"
+	helper=(python3 "$DIR/bench_compare.py" --threshold "$threshold"
+		${json:+--json "$json"} ${baseline:+--baseline "$baseline"})
+	[ "$unit" = insn ] && helper+=(--deterministic)
 fi
 if [ -d "/sys/module/$MOD" ] && ! rmmod "$MOD" 2>/dev/null; then
 	skip_all "$MOD is loaded and cannot be removed (another run in progress?)"
@@ -109,11 +134,13 @@ for t in "${TESTS[@]}"; do
 	selected+=("${t%:*}")
 done
 if (( flags & 0x80 )) && [ "$cpus" -lt $((${param[returning_cpus]:-1} + 1)) ]; then
-	skip_reason[${#selected[@]} - 1]="needs $((${param[returning_cpus]:-1} + 1)) online CPUs, $cpus online"
+	need=$((${param[returning_cpus]:-1} + 1))
+	skip_reason[${#selected[@]} - 1]="needs $need online CPUs, $cpus online"
 	flags=$((flags & ~0x80))
 fi
 [ ${#selected[@]} -gt 0 ] || skip_all "run_flags selects no test"
-ktap_set_plan ${#selected[@]}
+ntests=${#selected[@]}
+ktap_set_plan "$ntests"
 
 param[run_flags]=$(printf '0x%x' "$flags")
 TAG=ktap$$-$(date +%s)
@@ -161,10 +188,10 @@ if [ "$flags" -ne 0 ]; then
 		"$TMP/kmsg" >"$TMP/log"
 	if [ ! -s "$TMP/log" ]; then
 		echo "# the kernel log lost this run's lines (overflowed?)"
-	elif [ "$rc" -ne 0 ] && grep -qE "Unknown symbol|Invalid module format|Exec format error|disagrees about version" "$TMP/log" "$TMP/insmod.err"; then
+	elif [ "$rc" -ne 0 ] && grep -qE "$FOREIGN" "$TMP/log" "$TMP/insmod.err"; then
 		skip_reason=()
 		for i in "${!selected[@]}"; do
-			skip_reason[i]="$MOD.ko does not load into this kernel: $(head -n 1 "$TMP/insmod.err")"
+			skip_reason[i]="$MOD.ko does not load: $(head -n 1 "$TMP/insmod.err")"
 		done
 	elif [ "$rc" -ne 0 ]; then
 		echo "# insmod exited with $rc: $(head -n 1 "$TMP/insmod.err")"
@@ -174,7 +201,7 @@ if [ "$flags" -ne 0 ]; then
 		echo "# measured in a virtual machine or emulator: not hardware figures"
 	fi
 	if grep -q '^Path:.* alloc from_cache:' "$TMP/log"; then
-		echo "# page_pool figures include the cost of CONFIG_PAGE_POOL_STATS (the path checks read it)"
+		echo "# page_pool figures include CONFIG_PAGE_POOL_STATS (the path checks need it)"
 	fi
 fi
 
@@ -191,6 +218,29 @@ perf_of()
 }
 
 npass=0 nfail=0 nskip=0
+# Opt-in features: bench_compare.py prints '#' lines and one result per test
+if [ ${#helper[@]} -gt 0 ] && [ "$flags" -ne 0 ]; then
+	skipped=()
+	for i in "${!skip_reason[@]}"; do
+		echo "# ${selected[i]}: ${skip_reason[i]}"
+		skipped+=("${selected[i]}")
+	done
+	if ! "${helper[@]}" --report "$TMP/log" --tests "${selected[*]}" \
+		--skip "${skipped[*]}" >"$TMP/report" 2>&1; then
+		sed 's/^/# bench_compare.py: /' "$TMP/report"
+		for t in "${selected[@]}"; do echo "fail $t"; done >"$TMP/report"
+	fi
+	while read -r kind name rest; do
+		case $kind in
+		pass) ktap_test_pass "$name # perf=$rest"; npass=$((npass + 1)) ;;
+		xfail) ktap_test_pass "$name # XFAIL $rest"; npass=$((npass + 1)) ;;
+		skip) ktap_test_skip "$name"; nskip=$((nskip + 1)) ;;
+		fail) ktap_test_fail "$name"; nfail=$((nfail + 1)) ;;
+		*) echo "$kind $name $rest" ;;
+		esac
+	done <"$TMP/report"
+	selected=()
+fi
 for i in "${!selected[@]}"; do
 	t=${selected[i]}
 	[ "$t" = cross_cpu_return ] && fig=cross_cpu_return_avg || fig=$t
@@ -214,7 +264,7 @@ for i in "${!selected[@]}"; do
 	fi
 done
 
-if [ "$nskip" -eq ${#selected[@]} ]; then
+if [ "$nskip" -eq "$ntests" ]; then
 	ktap_print_totals
 	exit "$KSFT_SKIP"
 fi
