@@ -210,6 +210,10 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_exit "$v-detj" 0
 	check "$v-detj: bench_compare.py accepts a deterministic run's JSON" \
 		"$CMP" --validate "$tmp/det.json"
+	check "$v-detj: the JSON has the module's chunk and the estimator" \
+		python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["run"]["parameters"]
+sys.exit(not (p["chunk"] == 64 and p["estimator"] == "min-chunk"))' "$tmp/det.json"
 	expect_rc "$v-detj: compared with a normal run: refused, exit 2" 2 \
 		"$tmp/cmp.log" "$CMP" "$tmp/r5.json" "$tmp/det.json" &&
 		expect_grep "$v-detj: says why" "$tmp/cmp.log" \

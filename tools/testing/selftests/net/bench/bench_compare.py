@@ -762,7 +762,6 @@ def build_doc(params, tests, skipped, deterministic):
     stats_seen = True if 'ok' in seen else None
     mode, model, config = _environment(deterministic, stats_seen)
     params = dict(params, estimator='min-chunk' if deterministic else 'mean')
-    params.setdefault('chunk', 64 if deterministic else 8192)
     x86 = platform.machine() in ('x86_64', 'i686', 'i386')
     unit = 'instructions' if deterministic else \
         ('tsc-cycles' if x86 else 'cycles')

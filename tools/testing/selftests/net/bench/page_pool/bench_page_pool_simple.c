@@ -968,9 +968,9 @@ static int __init bench_page_pool_init(void)
 	if (err)
 		return err;
 
-	pr_info("run start tag:%s loops:%lu run_flags:0x%lx returning_cpus:%u cpu:%d repeat:%u\n",
+	pr_info("run start tag:%s loops:%lu run_flags:0x%lx returning_cpus:%u cpu:%d repeat:%u chunk:%u\n",
 		bench_tag(), loops, run_flags, returning_cpus, bench_cpu,
-		repeat);
+		repeat, chunk);
 
 	init_completion(&bench_done);
 	task = kthread_create(bench_thread, NULL, "pp_bench");
