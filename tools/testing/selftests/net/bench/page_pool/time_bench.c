@@ -107,12 +107,13 @@ int time_bench_calc_stats(struct time_bench_record *rec)
 void time_bench_print(const char *type, const char *label,
 		      const struct time_bench_record *rec)
 {
-	pr_info("Type:%s%s%s Per elem: %llu.%03llu " TIME_BENCH_CYCLES " %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu) - (min chunk: %llu.%03llu " TIME_BENCH_CYCLES " %llu.%03llu ns elements:%llu)\n",
+	pr_info("Type:%s%s%s Per elem: %llu.%03llu %s %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu) - (min chunk: %llu.%03llu %s %llu.%03llu ns elements:%llu)\n",
 		type, label ? " " : "", label ? label : "",
-		rec->cycles_quotient, rec->cycles_decimal,
+		rec->cycles_quotient, rec->cycles_decimal, TIME_BENCH_CYCLES,
 		rec->ns_per_call_quotient, rec->ns_per_call_decimal,
 		rec->step, rec->time_sec, rec->time_sec_remainder,
 		rec->time_interval, rec->invoked_cnt, rec->tsc_interval,
 		rec->min_cycles_quotient, rec->min_cycles_decimal,
-		rec->min_ns_quotient, rec->min_ns_decimal, rec->min_cnt);
+		TIME_BENCH_CYCLES, rec->min_ns_quotient, rec->min_ns_decimal,
+		rec->min_cnt);
 }
