@@ -170,7 +170,7 @@ if [ "$flags" -ne 0 ]; then
 	ktap_print_msg "$MOD ${args[*]}"
 	nice -n -20 dd if=/dev/kmsg bs=8192 conv=noerror 2>/dev/null >"$TMP/kmsg" &
 	reader_pid=$!
-	echo "$MOD: load tag:$TAG" >/dev/kmsg
+	echo "<7>$MOD: load tag:$TAG" >/dev/kmsg	# debug level: not on consoles
 	insmod "$KO" "${args[@]}" tag="$TAG" 2>"$TMP/insmod.err" &
 	insmod_pid=$!
 	wait "$insmod_pid"
