@@ -167,6 +167,11 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_grep "$v-einval: the module's error is shown" "$tmp/$v-einval.out" \
 		'^# invalid chunk=1'
 
+	run "$v-badopt" -- -Z
+	expect_exit "$v-badopt" 1
+	expect_grep "$v-badopt: a failed case, as the exit code says" \
+		"$tmp/$v-badopt.out" '^not ok 1 options$'
+
 	run "$v-det" BENCH_DETERMINISTIC=1 -- -f 0x02
 	expect_exit "$v-det" 0
 	expect_grep "$v-det: instructions of the cheapest chunk" "$tmp/$v-det.out" \

@@ -77,7 +77,7 @@ while getopts "l:f:c:C:vr:j:b:T:h" opt; do
 	C) param[cpu]=$OPTARG ;;
 	v) param[verbose]=1 ;;
 	h) usage; exit 0 ;;
-	*) usage >&2; ktap_print_header; ktap_skip_all "bad option"; exit 1 ;;
+	*) usage >&2; ktap_print_header; ktap_set_plan 1; ktap_test_fail "options"; exit 1 ;;
 	esac
 done
 flags=$((${param[run_flags]:-0xff}))
