@@ -172,6 +172,11 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_grep "$v-badopt: a failed case, as the exit code says" \
 		"$tmp/$v-badopt.out" '^not ok 1 options$'
 
+	run "$v-badnum" -- -f 08
+	expect_exit "$v-badnum" 1
+	expect_grep "$v-badnum: says why" "$tmp/$v-badnum.out" \
+		'^# run_flags=08: not a number$'
+
 	run "$v-det" BENCH_DETERMINISTIC=1 -- -f 0x02
 	expect_exit "$v-det" 0
 	expect_grep "$v-det: instructions of the cheapest chunk" "$tmp/$v-det.out" \

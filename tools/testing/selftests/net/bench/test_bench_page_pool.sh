@@ -58,6 +58,17 @@ TESTS=(for_loop:0x01 atomic_inc:0x01 lock:0x01
 	tasklet_page_pool02_ptr_ring:0x20 tasklet_page_pool03_slow:0x40
 	cross_cpu_return:0x80)
 
+# A usage error: one failed case, exit 1
+bad_usage()
+{
+	usage >&2
+	ktap_print_header
+	ktap_set_plan 1
+	echo "# $*"
+	ktap_test_fail "options"
+	exit "$KSFT_FAIL"
+}
+
 declare -A param=()
 for kv in ${BENCH_PAGE_POOL_PARAMS:-}; do
 	param[${kv%%=*}]=${kv#*=}
@@ -77,8 +88,13 @@ while getopts "l:f:c:C:vr:j:b:T:h" opt; do
 	C) param[cpu]=$OPTARG ;;
 	v) param[verbose]=1 ;;
 	h) usage; exit 0 ;;
-	*) usage >&2; ktap_print_header; ktap_set_plan 1; ktap_test_fail "options"; exit 1 ;;
+	*) bad_usage "unknown option" ;;
 	esac
+done
+# The driver computes with these; the module checks the rest
+for k in run_flags returning_cpus repeat; do
+	[[ ${param[$k]:-1} =~ ^(0x[0-9a-fA-F]+|[1-9][0-9]*|0)$ ]] ||
+		bad_usage "$k=${param[$k]}: not a number"
 done
 flags=$((${param[run_flags]:-0xff}))
 [ "${KSFT_MACHINE_SLOW:-}" = yes ] && : "${param[loops]:=100000}"
