@@ -24,6 +24,7 @@ lay_series quick 300
 runner quick 300
 ptr_ring quick 1200
 compare quick 900
+driver quick 600
 module ci 2400
 figures ci 1500
 vm ci 2400

@@ -228,7 +228,7 @@ test_errors()
 	expect_rc "different benchmarks: exit 2" 2 "$tmp/e.log" \
 		"$CMP" "$tmp/good.json" "$tmp/pp.json" &&
 		expect_grep "different benchmarks: says so" "$tmp/e.log" \
-			"benchmark 'bench_page_pool', but .* is 'ptr_ring_test'"
+			"not comparable with .*good\.json: benchmark 'ptr_ring_test' vs 'bench_page_pool'"
 	expect_rc "unit mismatch (tsc-cycles vs instructions): exit 2" 2 \
 		"$tmp/e.log" "$CMP" "$tmp/good.json" "$tmp/det.json" &&
 		expect_grep "unit mismatch: says so" "$tmp/e.log" 'not comparable'
@@ -312,11 +312,14 @@ test_compare()
 		"$log" "$CMP" --threshold 1 "$tmp/d1.json" "$tmp/d3.json"
 
 	gen "$tmp/emu.json" mode=emulated seed=4
-	"$CMP" "$tmp/a1.json" "$tmp/emu.json" >"$log" 2>&1
+	gen "$tmp/emu2.json" mode=emulated seed=5
+	"$CMP" "$tmp/emu.json" "$tmp/emu2.json" >"$log" 2>&1
 	expect_grep "emulated run: header note" "$log" \
-		'emu\.json: figures are from emulation, not hardware'
-	expect_grep "different run modes: header note" "$log" \
-		'^note: measured differently \(hardware vs emulated\)'
+		'emu2\.json: figures are from emulation, not hardware'
+	expect_rc "different run modes: refused, exit 2" 2 "$log" \
+		"$CMP" "$tmp/a1.json" "$tmp/emu.json" &&
+		expect_grep "different run modes: says why" "$log" \
+			"emu\.json is not comparable with .*a1\.json: mode 'hardware' vs 'emulated'"
 	mutate "$tmp/a1.json" "$tmp/dbg.json" \
 		"d['run']['config']['debug'] = ['CONFIG_KASAN']"
 	"$CMP" "$tmp/a1.json" "$tmp/dbg.json" >"$log" 2>&1
@@ -339,9 +342,20 @@ test_compare()
 	expect_rc "no test in common: exit 2" 2 "$log" \
 		"$CMP" "$tmp/a1.json" "$tmp/a2x.json"
 	mutate "$tmp/a1.json" "$tmp/a1p.json" "d['run']['parameters']['count'] = 5"
-	"$CMP" "$tmp/a1.json" "$tmp/a1p.json" >"$log" 2>&1
-	expect_grep "header lists the parameters that differ" "$log" \
-		'^parameters that differ: count 100000 -> 5$'
+	expect_rc "different test parameters: refused, exit 2" 2 "$log" \
+		"$CMP" "$tmp/a1.json" "$tmp/a1p.json" &&
+		expect_grep "different test parameters: says which" "$log" \
+			'not comparable with .*: parameter count 100000 vs 5$'
+	mutate "$tmp/a1.json" "$tmp/a1e.json" \
+		"d['run']['parameters']['estimator'] = 'min-chunk'"
+	expect_rc "different estimators: refused, exit 2" 2 "$log" \
+		"$CMP" "$tmp/a1.json" "$tmp/a1e.json" &&
+		expect_grep "different estimators: says so" "$log" \
+			'not comparable with .*: estimator - vs min-chunk$'
+	mutate "$tmp/a1.json" "$tmp/a1r.json" "d['run']['parameters']['reps'] = 5"
+	"$CMP" "$tmp/a1.json" "$tmp/a1r.json" >"$log" 2>&1
+	expect_grep "header lists the sample counts that differ" "$log" \
+		'^parameters that differ \(sample counts\): reps 10 -> 5$'
 
 	"$CMP" --format markdown "$tmp/a1.json" "$tmp/slow.json" >"$log" 2>&1
 	if python3 - "$log" <<'EOF'; then
@@ -463,6 +477,18 @@ test_style()
 	else
 		not_ok "bench_compare.py: lines of at most 79 characters" \
 			"$(cat "$tmp/len.log")"
+	fi
+	if command -v pylint >/dev/null; then
+		# NIPA counts errors, warnings and conventions (E, W, C)
+		check "bench_compare.py: pylint finds no E, W or C message" \
+			pylint --score=n --disable=R "$CMP"
+	else
+		echo "# pylint not installed, not run"
+	fi
+	if command -v ruff >/dev/null; then
+		check "bench_compare.py: ruff finds nothing" ruff check "$CMP"
+	else
+		echo "# ruff not installed, not run"
 	fi
 	if python3 -m pycodestyle --version >/dev/null 2>&1; then
 		check "bench_compare.py: pycodestyle" python3 -m pycodestyle "$CMP"

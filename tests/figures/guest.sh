@@ -12,7 +12,7 @@
 #
 # usage: guest.sh WORK STEP...
 # The environment gives the driver's options: FLAGS (-f), REPS (-r) and
-# SIZE, either "-l LOOPS" or "-t SECONDS".
+# SIZE ("-l LOOPS").
 
 work=$1
 shift

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench_page_pool.ko builds at W=1 without a warning against Debian's
-# 6.12 headers (the default-KDIR path) and against the kernel tree the
-# runner builds (the KDIR=$(pwd) path), with no version checks.
+# 6.12 headers (the KDIR=/lib/modules/... path) and against the kernel tree
+# the runner builds; the selftests build it as NIPA does (O=, no KDIR),
+# and an unbuilt tree builds the selftests without it.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -31,6 +32,74 @@ build_at_w1()
 	rm -rf "$dir"
 }
 
+# farm KSRC DIR: DIR becomes a tree of symlinks into KSRC whose
+# tools/testing/selftests/net/bench is a copy of this repository's.
+farm()
+{
+	local ksrc=$1 dir=$2 sel=$2/tools/testing/selftests e
+
+	mkdir -p "$sel/net" || return 1
+	for e in "$ksrc"/* "$ksrc"/tools/* "$ksrc"/tools/testing/* \
+		 "$ksrc"/tools/testing/selftests/* "$ksrc"/tools/testing/selftests/net/*; do
+		case ${e#"$ksrc"/} in
+		tools | tools/testing | tools/testing/selftests | \
+		tools/testing/selftests/net | tools/testing/selftests/net/bench) ;;
+		*) ln -s "$e" "$dir/${e#"$ksrc"/}" || return 1 ;;
+		esac
+	done
+	cp -r "$src/.." "$sel/net/bench"
+}
+
+# objfarm KDIR DIR: DIR is KDIR's entries as symlinks, so that building
+# with O=DIR leaves KDIR as it is (the selftests go to DIR/kselftest).
+objfarm()
+{
+	local e
+
+	mkdir -p "$2" || return 1
+	for e in "$1"/* "$1"/.[!.]*; do
+		[ -e "$e" ] && ln -s "$e" "$2/"
+	done
+}
+
+# NIPA's case: a kernel built with O=, then the selftests of that tree with
+# the same O= and no KDIR: the module is built for that kernel. And an
+# unbuilt tree: the selftest build succeeds, warns, and leaves it out.
+nipa_build()
+{
+	local ksrc=$1 kdir=$2 tmp ko log rel
+
+	tmp=$(mktemp -d)
+	log=$OUT/module-nipa.log
+	if ! farm "$ksrc" "$tmp/tree" || ! objfarm "$kdir" "$tmp/obj"; then
+		not_ok "NIPA-style trees prepared"
+		rm -rf "$tmp"
+		return
+	fi
+	ko=$tmp/tree/tools/testing/selftests/net/bench/page_pool/bench_page_pool.ko
+	rel=$(cat "$kdir/include/config/kernel.release")
+	if make -C "$tmp/tree/tools/testing/selftests" TARGETS=net/bench \
+		O="$tmp/obj" >"$log" 2>&1 && [ -f "$ko" ] &&
+	   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$rel" ]; then
+		ok "make TARGETS=net/bench O=BUILD, no KDIR: module for $rel"
+	else
+		not_ok "make TARGETS=net/bench O=BUILD, no KDIR: module for $rel" \
+			"see $log" "$(tail -n 5 "$log")"
+	fi
+	rm -rf "$tmp/tree/tools/testing/selftests/net/bench"
+	cp -r "$src/.." "$tmp/tree/tools/testing/selftests/net/bench"
+	log=$OUT/module-unbuilt.log
+	if make -C "$tmp/tree/tools/testing/selftests" TARGETS=net/bench \
+		>"$log" 2>&1 && [ ! -e "$ko" ] &&
+	   grep -q 'Warning: missing .*Module.symvers.*bench_page_pool test will be skipped' "$log"; then
+		ok "make TARGETS=net/bench in an unbuilt tree: exit 0, a warning, no module"
+	else
+		not_ok "make TARGETS=net/bench in an unbuilt tree: exit 0, a warning, no module" \
+			"see $log" "$(tail -n 5 "$log")"
+	fi
+	rm -rf "$tmp"
+}
+
 read -r _ distro_kdir < <(prepared distro)
 read -r _ current_kdir < <(prepared current)
 if [ -n "$distro_kdir" ]; then
@@ -40,6 +109,7 @@ else
 fi
 if [ -n "$current_kdir" ]; then
 	build_at_w1 "tree-$(basename "$current_kdir")" "$current_kdir"
+	nipa_build "$(runner_source 'linux-source-7.2*')" "$current_kdir"
 else
 	not_ok "current kernel tree prepared and built" "see $OUT/prepare.log"
 fi

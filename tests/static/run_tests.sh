@@ -19,6 +19,18 @@ while IFS= read -r f; do
 	check "shellcheck $f" shellcheck -x "$f"
 done < <(git ls-files -co --exclude-standard | grep -v '^tests/out/')
 
+# Config fragments in the order NIPA's check_selftest wants: keys sorted
+# with '_' ignored (so CONFIG_NET_CORE comes before CONFIG_NETDEVICES).
+for f in tools/testing/selftests/*/config tools/testing/selftests/net/*/config; do
+	[ -f "$f" ] || continue
+	if grep -v '^#' "$f" | grep '=' | cut -d= -f1 | tr -d _ |
+	   LC_ALL=C sort -c 2>/dev/null; then
+		ok "$f: keys in NIPA's order"
+	else
+		not_ok "$f: keys in NIPA's order" "$(cat "$f")"
+	fi
+done
+
 read -r tree _ < <(prepared current tree)
 if [ -z "$tree" ]; then
 	not_ok "the newest tree is prepared" "see $OUT/prepare.log"

@@ -35,7 +35,27 @@ check_ktap()
 	else
 		not_ok "$target ($2): every page_pool subtest passed" "missing:$missing"
 	fi
-	expect_grep "$target ($2): ptr_ring_test passed" "$log" \
+	# The driver's own KTAP, unwrapped
+	awk '/^# selftests: net\/bench: test_bench_page_pool.sh/ { on = 1; next }
+	     on && /^(not )?ok [0-9]+ selftests: net\/bench/ { exit }
+	     on { sub(/^# /, ""); print }' "$log" >"$log.bench"
+	t=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$log.bench")
+	if [ "$t" -eq 10 ]; then
+		ok "$target ($2): every subtest carries '# perf=' with a decimal value"
+	else
+		not_ok "$target ($2): every subtest carries '# perf=' with a decimal value" \
+			"$t of 10" "$(grep -E '^(not )?ok' "$log.bench")"
+	fi
+	expect_no_grep "$target ($2): no ' # SKIP' in the passing page_pool run" \
+		"$log.bench" ' # SKIP'
+	if (cd "$OUT" && python3 "$(runner_source 'linux-source-7.2*')/tools/testing/kunit/kunit.py" \
+		parse "$log.bench") >"$log.kunit" 2>&1 &&
+	   ! grep -qiE 'error|crashed' "$log.kunit"; then
+		ok "$target ($2): kunit.py parses the page_pool KTAP"
+	else
+		not_ok "$target ($2): kunit.py parses the page_pool KTAP" "$(tail -n 5 "$log.kunit")"
+	fi
+	expect_grep "$target ($2): ptr_ring_test passed in the tree" "$log" \
 		'^ok [0-9]+ selftests: ptr_ring: ptr_ring_test$'
 	expect_grep "$target ($2): test_bench_page_pool.sh passed" "$log" \
 		'^ok [0-9]+ selftests: net/bench: test_bench_page_pool.sh$'

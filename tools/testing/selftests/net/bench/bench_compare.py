@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare benchmark results in the kselftest-bench JSON format.
 
-bench_page_pool (test_bench_page_pool.sh --json) and ptr_ring_test --json
+bench_page_pool (test_bench_page_pool.sh -j FILE) and ptr_ring_test --json
 write one file per run.  This compares each later file with the first,
 test by test, and prints a table to paste into mail: cycles and ns per
 element before and after (means of the repetitions), the change, and
@@ -18,14 +18,26 @@ under emulation.  Given several runs per side (--before A1 A2 A3 --after
 B1 B2 B3, ideally alternated), each run's mean is one sample, so that the
 test weighs the variation between runs.
 
+Runs whose mode, estimator, units or test parameters differ are not
+compared: the difference would be that, not the kernel's.
+
+With --report, test_bench_page_pool.sh hands it the module's log lines
+for repetitions (-r), JSON (-j) or the gate (-b); the baselines for_loop,
+atomic_inc and lock measure the machine and are never gated.
+
 Exit status: 0, or 1 when --threshold is exceeded or --validate finds a
 problem, 2 for unreadable or incomparable files and usage errors.
 """
+# pylint: disable=invalid-name  # the formulas' names: a, b, x, t, df, n
 
 import argparse
 import datetime
+import gzip
 import json
 import math
+import os
+import platform
+import re
 import sys
 
 SCHEMA = 'kselftest-bench'
@@ -34,9 +46,15 @@ ALPHA = 0.05
 BENCHMARKS = ('bench_page_pool', 'ptr_ring_test')
 RUN_MODES = ('hardware', 'virtual-machine', 'emulated', 'deterministic')
 CYCLE_UNITS = ('tsc-cycles', 'cycles', 'instructions')
-STATUSES = ('pass', 'fail', 'skip')
+STATUSES = ('pass', 'fail', 'xfail', 'skip')
 PATH_CHECKS = ('ok', 'failed', 'not checked')
 STAT_KEYS = ('min', 'median', 'mean', 'stddev', 'ci95')
+# Parameters that change how many samples a run has, not what it measures
+INCIDENTAL_PARAMS = ('repeat', 'reps', 'run_flags', 'tag')
+# They measure the machine, not page_pool: reported, never gated
+BASELINE_TESTS = ('for_loop', 'atomic_inc', 'lock')
+DEBUG_OPTIONS = ('KASAN', 'KMSAN', 'KCSAN', 'PROVE_LOCKING', 'DEBUG_NET',
+                 'DEBUG_OBJECTS', 'DEBUG_VM', 'DEBUG_KMEMLEAK', 'UBSAN')
 
 # Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom,
 # as the benchmarks use them for "ci95"; 1.96 beyond.
@@ -105,16 +123,19 @@ def t_two_sided_p(t, df):
 
 
 def mean(values):
+    """The arithmetic mean."""
     return sum(values) / len(values)
 
 
 def median(values):
+    """The median."""
     v = sorted(values)
     n = len(v)
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
 
 
 def variance(values):
+    """The sample variance (n - 1)."""
     m = mean(values)
     return sum((x - m) ** 2 for x in values) / (len(values) - 1)
 
@@ -134,6 +155,7 @@ def welch(a, b):
 
 
 def ci95_half_width(values):
+    """Half the width of the 95 % confidence interval of the mean."""
     n = len(values)
     q = T975[n - 2] if n - 1 <= len(T975) else 1.96
     return q * math.sqrt(variance(values)) / math.sqrt(n)
@@ -216,7 +238,7 @@ def _check_test(where, test, problems):
     if not isinstance(reps, list):
         problems.append(f'{where}.reps: not a list')
         return
-    if not reps and status != 'skip':
+    if not reps and status in ('pass', 'xfail'):
         problems.append(f'{where}.reps: empty, but status is {status!r}')
     ns, cycles, ok = [], [], True
     for i, rep in enumerate(reps):
@@ -250,6 +272,8 @@ def _check_test(where, test, problems):
         if stats is not None and stats != {}:
             problems.append(f'{where}.stats: must be null without reps')
         return
+    if stats is None:
+        return      # derived from the reps, which are what is compared
     if not isinstance(stats, dict):
         problems.append(f'{where}.stats: not an object')
         return
@@ -347,6 +371,7 @@ def validate(doc):
 
 
 def load(path):
+    """The parsed JSON of PATH."""
     try:
         with open(path, encoding='utf-8') as f:
             return json.load(f)
@@ -357,6 +382,7 @@ def load(path):
 
 
 def load_valid(path):
+    """The parsed JSON of PATH, which must be a valid result file."""
     doc = load(path)
     problems = validate(doc)
     if problems:
@@ -444,12 +470,13 @@ def compare_tests(before, after, deterministic, between_runs, alpha):
         base = row['cycles'] if deterministic else row['ns']
         if base and base[0]:
             row['pct'] = (base[1] - base[0]) / base[0] * 100.0
+        cyc = row['cycles'] or (None, None)
         if deterministic:
             if row['cycles'] is None:
                 row['verdict'] = 'n/a (no counts)'
-            elif row['cycles'][1] != row['cycles'][0]:
+            elif cyc[1] != cyc[0]:
                 row['verdict'] = 'exact'
-                row['worse'] = row['cycles'][1] > row['cycles'][0]
+                row['worse'] = cyc[1] > cyc[0]
             else:
                 row['verdict'] = 'same'
         elif len(bs) < 2 or len(as_) < 2:
@@ -478,6 +505,7 @@ def _fmt(pair, prec):
 
 
 def table(rows, deterministic, fmt):
+    """The lines of the comparison table, text or Markdown."""
     cyc = 'instr' if deterministic else 'cycles'
     head = ['test', f'{cyc} before', f'{cyc} after', f'{cyc} diff',
             'ns before', 'ns after', 'ns diff',
@@ -509,16 +537,36 @@ def _label(names):
         f'{len(names)} runs ({", ".join(names)})'
 
 
+def _test_params(doc):
+    return {k: v for k, v in doc['run']['parameters'].items()
+            if k not in INCIDENTAL_PARAMS}
+
+
+def incomparable(a, b):
+    """Why runs A and B cannot be compared, or None: what differs would be
+    the difference, not the kernel's."""
+    if a['benchmark'] != b['benchmark']:
+        return f'benchmark {a["benchmark"]!r} vs {b["benchmark"]!r}'
+    if a['run']['mode'] != b['run']['mode']:
+        return f'mode {a["run"]["mode"]!r} vs {b["run"]["mode"]!r}'
+    for key in ('cycles', 'time'):
+        if a['unit'].get(key) != b['unit'].get(key):
+            return f'unit ({key}) {a["unit"].get(key)!r} vs ' \
+                f'{b["unit"].get(key)!r}'
+    pa, pb = _test_params(a), _test_params(b)
+    for key in sorted(set(pa) | set(pb)):
+        if pa.get(key) != pb.get(key):
+            what = 'estimator' if key == 'estimator' else 'parameter ' + key
+            return f'{what} {pa.get(key, "-")} vs {pb.get(key, "-")}'
+    return None
+
+
 def _check_comparable(docs, names):
-    first, unit = docs[0], docs[0]['unit']
     for doc, name in zip(docs[1:], names[1:]):
-        if doc['benchmark'] != first['benchmark']:
-            raise BenchError(f'{name}: benchmark {doc["benchmark"]!r}, but '
-                             f'{names[0]} is {first["benchmark"]!r}')
-        if (doc['unit'].get('cycles'), doc['unit'].get('time')) != \
-           (unit.get('cycles'), unit.get('time')):
-            raise BenchError(f'{name}: unit {doc["unit"]}, but {names[0]} '
-                             f'has {unit}: not comparable')
+        why = incomparable(docs[0], doc)
+        if why:
+            raise BenchError(f'{name} is not comparable with {names[0]}: '
+                             f'{why}')
 
 
 def _header(before, after, bnames, anames, deterministic, between_runs,
@@ -529,7 +577,7 @@ def _header(before, after, bnames, anames, deterministic, between_runs,
     hdr += [f'before: {_describe(d)}' for d in before]
     hdr += [f'after:  {_describe(d)}' for d in after]
     hdr.append(_differences(b0['run']['parameters'], a0['run']['parameters'],
-                            'parameters that differ'))
+                            'parameters that differ (sample counts)'))
     for key in ('preempt', 'debug', 'page_pool_stats'):
         bv, av = b0['run']['config'].get(key), a0['run']['config'].get(key)
         if bv != av:
@@ -546,9 +594,6 @@ def _header(before, after, bnames, anames, deterministic, between_runs,
                     'the ns per element of each rep; figures are means of '
                     'the reps') + ', cycles are ' +
                    (b0['unit'].get('cycles') or 'not measured'))
-    if b0['run']['mode'] != a0['run']['mode']:
-        hdr.append(f'note: measured differently ({b0["run"]["mode"]} '
-                   f'vs {a0["run"]["mode"]}): the change includes that')
     tested = {r['test'] for r in rows}
     for doc, name in zip(before + after, bnames + anames):
         if doc['run']['mode'] == 'emulated':
@@ -598,7 +643,252 @@ def compare(before, after, bnames, anames, args):
     return over
 
 
+
+# The module's kernel log, for test_bench_page_pool.sh
+
+TYPE_RE = re.compile(
+    r'^Type:(?P<name>\S+)(?P<cpu> cpu:\d+)?(?: rep:\d+/\d+)? Per elem: '
+    r'\S+ \S+ \S+ ns \(step:\d+\) - \(measurement period time:\S+ sec '
+    r'time_interval:(?P<time>\d+)\) - \(invoke count:(?P<cnt>\d+) '
+    r'tsc_interval:(?P<tsc>\d+)\) - \(min chunk: (?P<mcyc>[\d.]+) \S+ '
+    r'(?P<mns>[\d.]+) ns elements:(?P<mcnt>\d+)\)$')
+START_RE = re.compile(r'^run start tag:\S+ (?P<params>.*)$')
+PATH_RE = re.compile(r'^Path:(?P<name>\S+) expect:\S+ (?P<rest>.*)$')
+
+
+def _rep(m, min_chunk):
+    """One repetition of a Type: line match, per element."""
+    if min_chunk:
+        return {'cycles': float(m['mcyc']), 'ns': float(m['mns']),
+                'elements': int(m['mcnt'])}
+    cnt = int(m['cnt'])
+    return {'cycles': int(m['tsc']) / cnt, 'ns': int(m['time']) / cnt,
+            'elements': cnt}
+
+
+def _path(rest):
+    """The path_check and a summary of a Path: line's counters."""
+    if rest.startswith('not checked'):
+        return 'not checked', 'path not checked: ' + rest.split(': ', 1)[-1]
+    num = {k: int(v) for k, v in (f.split(':', 1) for f in rest.split()
+                                  if ':' in f) if v.isdigit()}
+    out = []
+    for what, keys in (('pages from', (('cache', 'from_cache'), (
+            'ring', 'from_ring'), ('page allocator', 'from_page_allocator'))),
+                       ('returned to', (('cache', 'cached'), ('ring', 'ring'),
+                                        ('released', 'released')))):
+        total = sum(num.get(k, 0) for _, k in keys)
+        out.append(what + ' ' + ' '.join(
+            f'{w} {100.0 * num.get(k, 0) / (total or 1):.1f}%'
+            for w, k in keys) + f' of {total}')
+    return 'ok', 'path: ' + '; '.join(out)
+
+
+def parse_log(lines, names, min_chunk):
+    """Parameters, and per test of NAMES: reps, path check, error lines."""
+    params, tests = {}, {n: {'reps': [], 'path': ('not checked', None),
+                              'errors': [], 'failed': False}
+                         for n in names}
+    for line in lines:
+        line = line.rstrip('\n')
+        m = START_RE.match(line)
+        if m:
+            for field in m['params'].split():
+                key, _, val = field.partition(':')
+                params[key] = int(val, 0) if re.fullmatch(
+                    r'-?\d+|0x[0-9a-f]+', val) else val
+            continue
+        m = TYPE_RE.match(line)
+        if m:
+            name = m['name']
+            if name == 'cross_cpu_return_avg':
+                name = 'cross_cpu_return'
+            elif m['cpu']:
+                continue        # one returning CPU: on the driver's lines
+            if name in tests:
+                tests[name]['reps'].append(_rep(m, min_chunk))
+            continue
+        m = PATH_RE.match(line)
+        if m and m['name'] in tests:
+            tests[m['name']]['path'] = _path(m['rest'])
+            continue
+        m = re.match(r'^(FAIL )?Type:(\S+) ', line)
+        if m and m[2] in tests:
+            tests[m[2]]['errors'].append(line)
+            tests[m[2]]['failed'] |= bool(m[1])
+    return params, tests
+
+
+def _read(path):
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            return f.read()
+    except OSError:
+        return ''
+
+
+def _environment(deterministic, stats_seen):
+    """Run mode, CPU model and kernel configuration, as far as known."""
+    cpuinfo = _read('/proc/cpuinfo')
+    model = re.search(r'^model name\s*:\s*(.*)$', cpuinfo, re.M)
+    mode = 'deterministic' if deterministic else 'emulated' \
+        if 'QEMU TCG' in cpuinfo else 'virtual-machine' \
+        if re.search(r'^flags\s*:.*\bhypervisor\b', cpuinfo, re.M) \
+        else 'hardware'
+    try:
+        with gzip.open('/proc/config.gz', 'rt', encoding='utf-8') as f:
+            cfg = {line.split('=')[0] for line in f if '=' in line}
+    except OSError:
+        cfg = None
+    return mode, (model[1] if model else platform.machine()), {
+        'preempt': _read('/sys/kernel/debug/sched/preempt').strip() or
+        'unknown',
+        'debug': [o for o in DEBUG_OPTIONS if cfg and f'CONFIG_{o}' in cfg],
+        'page_pool_stats': stats_seen if cfg is None else
+        'CONFIG_PAGE_POOL_STATS' in cfg}
+
+
+def _stats(values):
+    n, m = len(values), mean(values)
+    half = ci95_half_width(values) if n > 1 else None
+    return {'min': min(values), 'median': median(values), 'mean': m,
+            'stddev': math.sqrt(variance(values)) if n > 1 else None,
+            'ci95': [m - half, m + half] if n > 1 else None}
+
+
+def build_doc(params, tests, skipped, deterministic):
+    """The run as a kselftest-bench document."""
+    seen = [t['path'][0] for t in tests.values()]
+    stats_seen = True if 'ok' in seen else None
+    mode, model, config = _environment(deterministic, stats_seen)
+    params = dict(params, estimator='min-chunk' if deterministic else 'mean')
+    x86 = platform.machine() in ('x86_64', 'i686', 'i386')
+    unit = 'instructions' if deterministic else \
+        ('tsc-cycles' if x86 else 'cycles')
+    doc_tests = []
+    for name, t in tests.items():
+        if name in skipped:
+            status = 'skip'
+        elif t['failed'] or not t['reps']:
+            status = 'fail'
+        else:
+            status = 'pass'
+        check = 'failed' if any('pages were returned via' in e
+                                for e in t['errors']) else t['path'][0]
+        doc_tests.append({
+            'name': name, 'status': status, 'path_check': check,
+            'reps': t['reps'] if status != 'skip' else [],
+            'stats': None if status == 'skip' or not t['reps'] else
+            {k: _stats([r[k] for r in t['reps']]) for k in ('cycles', 'ns')}})
+    return {'schema': SCHEMA, 'version': VERSION,
+            'benchmark': 'bench_page_pool',
+            'run': {'mode': mode, 'kernel_release': platform.release(),
+                    'cpu_model': model,
+                    'date': datetime.datetime.now(datetime.timezone.utc)
+                    .strftime('%Y-%m-%dT%H:%M:%SZ'),
+                    'parameters': params, 'config': config},
+            'unit': {'cycles': unit, 'time': 'ns'}, 'tests': doc_tests}
+
+
+def _gate(doc, base, threshold, alpha):
+    """Per gated test, why it regressed against BASE (empty: it did not),
+    and lines to print; raises BenchError when BASE is not comparable."""
+    why = incomparable(base, doc)
+    if why:
+        raise BenchError(f'the baseline is not comparable with this run: '
+                         f'{why}')
+
+    def gated(d):
+        return dict(d, tests=[t for t in d['tests']
+                              if t['name'] not in BASELINE_TESTS])
+    deterministic = doc['unit']['cycles'] == 'instructions'
+    rows = compare_tests([gated(base)], [gated(doc)], deterministic, False,
+                         alpha)
+    out = {}
+    notes = [f'{r["test"]}: ' + ('-' if r['pct'] is None else
+                                 f'{r["pct"]:+.1f}%') +
+             f' against the baseline, {r["verdict"]}' for r in rows]
+    for r in rows:
+        if r['worse'] and r['pct'] is not None and r['pct'] > threshold:
+            out[r['test']] = f'regression {r["pct"]:+.1f}% ({r["verdict"]})'
+    return out, notes
+
+
+def _fmt_stats(st, n):
+    more = f' stddev {st["stddev"]:.3f} ci95 [{st["ci95"][0]:.3f}, ' \
+        f'{st["ci95"][1]:.3f}]' if n > 1 else ''
+    return f'min {st["min"]:.3f} median {st["median"]:.3f} mean ' \
+        f'{st["mean"]:.3f}{more} over {n} reps'
+
+
+def report(args):
+    """For the driver: '# ' lines, then per test 'pass NAME PERF', 'fail
+    NAME', 'xfail NAME REASON' or 'skip NAME'."""
+    deterministic = args.deterministic
+    names = args.tests.split()
+    skipped = set(args.skip.split()) if args.skip else set()
+    try:
+        with open(args.report, encoding='utf-8', errors='replace') as f:
+            params, tests = parse_log(f, names, deterministic)
+    except OSError as e:
+        raise BenchError(f'{args.report}: cannot read: {e.strerror}') from e
+    doc = build_doc(params, tests, skipped, deterministic)
+    regressed, gate_failed = {}, None
+    if args.baseline:
+        try:
+            regressed, notes = _gate(doc, load_valid(args.baseline),
+                                     args.threshold, args.alpha)
+            print('\n'.join(f'# gate: {n}' for n in notes) or
+                  '# gate: no test in common with the baseline')
+        except BenchError as e:
+            gate_failed = str(e)
+    if args.json:
+        try:
+            with open(args.json, 'w', encoding='utf-8') as f:
+                json.dump(doc, f, indent=1)
+                f.write('\n')
+            print(f'# results written to {args.json}')
+        except OSError as e:
+            print(f'# cannot write {args.json}: {e.strerror}')
+    cyc = doc['unit']['cycles']
+    unit = 'insn' if deterministic else 'ns'
+    slow = os.environ.get('KSFT_MACHINE_SLOW') == 'yes'
+    for t in doc['tests']:
+        name, reps = t['name'], t['reps']
+        if t['status'] == 'skip':
+            print(f'skip {name}')
+            continue
+        for e in tests[name]['errors']:
+            print(f'# {e}')
+        if tests[name]['path'][1]:
+            print(f'# {name}: {tests[name]["path"][1]}')
+        if t['stats']:
+            st = t['stats']
+            print(f'# {name}: {cyc} {_fmt_stats(st["cycles"], len(reps))}; '
+                  f'ns {_fmt_stats(st["ns"], len(reps))}')
+        if t['status'] == 'fail':
+            print(f'# {name}: ' + ('failed' if reps else 'no result'))
+            print(f'fail {name}')
+            continue
+        value = min(r['cycles'] for r in reps) if deterministic else \
+            t['stats']['ns']['mean']
+        perf = f'{value:.3f}{unit}'
+        if gate_failed:
+            print(f'# {name}: {gate_failed}')
+            print(f'fail {name}')
+        elif name in regressed and slow:
+            print(f'xfail {name} {regressed[name]} on a slow machine '
+                  f'(perf={perf})')
+        elif name in regressed:
+            print(f'# {name}: {regressed[name]}')
+            print(f'fail {name}')
+        else:
+            print(f'pass {name} {perf}')
+    return 0
+
+
 def main(argv=None):
+    """Command line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(
         description='Compare kselftest-bench result files (JSON written by '
         'bench_page_pool and ptr_ring_test --json): each later file against '
@@ -628,7 +918,33 @@ def main(argv=None):
                         f'{ALPHA:g})')
     parser.add_argument('--validate', action='store_true',
                         help='only check FILEs against the schema')
+    drv = parser.add_argument_group(
+        'for test_bench_page_pool.sh: the module\'s kernel log lines')
+    drv.add_argument('--report', metavar='LOG',
+                     help='summarise the Type: lines of this run\'s LOG '
+                     'and print a result line per test')
+    drv.add_argument('--tests', default='',
+                     help='the selected tests, space-separated, in order')
+    drv.add_argument('--skip', metavar='NAMES',
+                     help='tests that were skipped, space-separated')
+    drv.add_argument('--deterministic', action='store_true',
+                     help='cycles are instructions (QEMU -icount): report '
+                     'the cheapest chunk')
+    drv.add_argument('--json', metavar='FILE', help='write the run as JSON')
+    drv.add_argument('--baseline', metavar='FILE',
+                     help='fail tests significantly slower than in this '
+                     'earlier run by more than --threshold (default 5)')
     args = parser.parse_args(argv)
+    if args.report:
+        if args.files or args.before or args.validate:
+            parser.error('--report takes no other FILE')
+        if not args.tests.split():
+            parser.error('--report needs --tests')
+        if args.threshold is None:
+            args.threshold = 5.0
+    elif args.json or args.baseline or args.deterministic or args.skip:
+        parser.error('--json, --baseline, --skip and --deterministic go '
+                     'with --report')
     if args.threshold is not None and (not math.isfinite(args.threshold) or
                                        args.threshold < 0):
         parser.error('--threshold: PCT must be a number >= 0')
@@ -641,6 +957,8 @@ def main(argv=None):
                      'no --validate')
 
     try:
+        if args.report:
+            return report(args)
         if args.validate:
             if not args.files:
                 parser.error('--validate: which FILEs?')

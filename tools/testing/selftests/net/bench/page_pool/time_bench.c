@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Minimal helpers for timing loops of kernel code, see time_bench.h.
+ * Benchmarking code execution time inside the kernel, see time_bench.h.
+ *
+ * Copyright (C) 2014, Red Hat, Inc., Jesper Dangaard Brouer
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,14 +59,14 @@ void time_bench_add(struct time_bench_record *sum,
 	time_bench_min(sum, rec->min_cnt, rec->min_tsc, rec->min_time);
 }
 
-/* @ns / @cnt as a quotient and three decimals */
-static void time_bench_per_elem(u64 ns, u64 cnt, u64 *quotient, u64 *decimal)
+/* @val / @cnt as a quotient and three (truncated) decimals */
+static void time_bench_per_elem(u64 val, u64 cnt, u64 *quotient, u64 *decimal)
 {
 	u64 rem;
 
-	*quotient = div64_u64(ns, cnt);
-	rem = ns - *quotient * cnt;
-	/* rem < cnt <= U32_MAX * 10, so rem * 1000 cannot overflow */
+	*quotient = div64_u64(val, cnt);
+	rem = val - *quotient * cnt;
+	/* rem < cnt, far below U64_MAX / 1000 for any element count here */
 	*decimal = div64_u64(rem * 1000, cnt);
 }
 
@@ -83,11 +85,12 @@ int time_bench_calc_stats(struct time_bench_record *rec)
 	}
 
 	/* The cycle counter may not exist (reads zero) off x86 */
-	rec->tsc_cycles = div64_u64(rec->tsc_interval, cnt);
-
+	time_bench_per_elem(rec->tsc_interval, cnt, &rec->cycles_quotient,
+			    &rec->cycles_decimal);
 	time_bench_per_elem(rec->time_interval, cnt, &rec->ns_per_call_quotient,
 			    &rec->ns_per_call_decimal);
-	rec->min_cycles = div64_u64(rec->min_tsc, rec->min_cnt);
+	time_bench_per_elem(rec->min_tsc, rec->min_cnt,
+			    &rec->min_cycles_quotient, &rec->min_cycles_decimal);
 	time_bench_per_elem(rec->min_time, rec->min_cnt, &rec->min_ns_quotient,
 			    &rec->min_ns_decimal);
 
@@ -97,18 +100,20 @@ int time_bench_calc_stats(struct time_bench_record *rec)
 }
 
 /*
- * Print a result in the format the original time_bench used, so existing
- * parsers keep working, with the minimum chunk appended.  @label is
- * inserted after the type, e.g. "cpu:3".
+ * Print a result in the format the original time_bench used, cycles now
+ * with decimals as the nanoseconds, with the minimum chunk appended.
+ * @label is inserted after the type, e.g. "cpu:3".
  */
 void time_bench_print(const char *type, const char *label,
 		      const struct time_bench_record *rec)
 {
-	pr_info("Type:%s%s%s Per elem: %llu cycles(tsc) %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu) - (min chunk: %llu cycles(tsc) %llu.%03llu ns elements:%llu)\n",
+	pr_info("Type:%s%s%s Per elem: %llu.%03llu %s %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu) - (min chunk: %llu.%03llu %s %llu.%03llu ns elements:%llu)\n",
 		type, label ? " " : "", label ? label : "",
-		rec->tsc_cycles, rec->ns_per_call_quotient,
-		rec->ns_per_call_decimal, rec->step, rec->time_sec,
-		rec->time_sec_remainder, rec->time_interval,
-		rec->invoked_cnt, rec->tsc_interval, rec->min_cycles,
-		rec->min_ns_quotient, rec->min_ns_decimal, rec->min_cnt);
+		rec->cycles_quotient, rec->cycles_decimal, TIME_BENCH_CYCLES,
+		rec->ns_per_call_quotient, rec->ns_per_call_decimal,
+		rec->step, rec->time_sec, rec->time_sec_remainder,
+		rec->time_interval, rec->invoked_cnt, rec->tsc_interval,
+		rec->min_cycles_quotient, rec->min_cycles_decimal,
+		TIME_BENCH_CYCLES, rec->min_ns_quotient, rec->min_ns_decimal,
+		rec->min_cnt);
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Minimal helpers for timing loops of kernel code.
+ * Benchmarking code execution time inside the kernel
+ *
+ * Copyright (C) 2014, Red Hat, Inc., Jesper Dangaard Brouer
  *
  * A record accumulates the cycles, nanoseconds and element count of one
  * or more timed chunks, so a long measurement can be split into short
@@ -37,13 +39,15 @@ struct time_bench_record {
 	u64 min_tsc;		/* its cycles */
 	u64 min_time;		/* its nanoseconds */
 
-	/* Derived by time_bench_calc_stats() */
-	u64 tsc_cycles;
+	/* Derived by time_bench_calc_stats(): per element, with 3 decimals */
+	u64 cycles_quotient;
+	u64 cycles_decimal;
 	u64 ns_per_call_quotient;
 	u64 ns_per_call_decimal;
 	u64 time_sec;
 	u32 time_sec_remainder;
-	u64 min_cycles;		/* per element in the minimum chunk */
+	u64 min_cycles_quotient;	/* in the minimum chunk */
+	u64 min_cycles_decimal;
 	u64 min_ns_quotient;
 	u64 min_ns_decimal;
 };
@@ -54,6 +58,12 @@ struct time_bench_record {
  * get_cycles(), which may tick at another rate than the CPU or even read
  * as zero; the nanosecond figures are the comparable ones there.
  */
+#ifdef CONFIG_X86_TSC
+#define TIME_BENCH_CYCLES	"cycles(tsc)"
+#else
+#define TIME_BENCH_CYCLES	"cycles(get_cycles)"
+#endif
+
 static __always_inline u64 time_bench_cycles(void)
 {
 #ifdef CONFIG_X86_TSC

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Benchmark of the page_pool allocation and return paths.
+ * Benchmark module for page_pool.
+ *
+ * Derived from Jesper Dangaard Brouer's bench_page_pool_simple and
+ * bench_page_pool_cross_cpu (github.com/netoptimizer/prototype-kernel);
+ * chunked timing, the softirq, cross-CPU and path checks added in 2026.
  *
  * All selected tests run from module init, each result is printed as a
  * "Type:<name> Per elem: ..." line between a start and an end marker that
@@ -964,9 +968,9 @@ static int __init bench_page_pool_init(void)
 	if (err)
 		return err;
 
-	pr_info("run start tag:%s loops:%lu run_flags:0x%lx returning_cpus:%u cpu:%d repeat:%u\n",
+	pr_info("run start tag:%s loops:%lu run_flags:0x%lx returning_cpus:%u cpu:%d repeat:%u chunk:%u\n",
 		bench_tag(), loops, run_flags, returning_cpus, bench_cpu,
-		repeat);
+		repeat, chunk);
 
 	init_completion(&bench_done);
 	task = kthread_create(bench_thread, NULL, "pp_bench");
@@ -1007,4 +1011,5 @@ static void __exit bench_page_pool_exit(void)
 module_exit(bench_page_pool_exit);
 
 MODULE_DESCRIPTION("Benchmark of page_pool allocation and return paths");
+MODULE_AUTHOR("Jesper Dangaard Brouer <netoptimizer@brouer.com>");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,270 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Project tests of the kselftest driver test_bench_page_pool.sh without a
+# kernel to load the module into: a copy of the driver whose kernel paths
+# (/dev/kmsg, /proc/modules, /proc/kallsyms, /sys/module, /proc/cpuinfo)
+# point into a scratch directory runs with stand-ins for insmod, dd,
+# rmmod, modinfo and nproc (tests/driver/fake/) that print the module's
+# lines in its formats. Checks the KTAP (one "# perf=" test case per
+# datapoint, kunit.py parses it), the exit codes (0, 1 with "not ok", 4
+# when all skipped, never "Bail out!"), the skips (cross-CPU on one CPU,
+# a module for another kernel) and the driver's size.
+
+set -u
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+KSRC=${KSRC:-$(runner_source 'linux-source-7.2*')}
+[ -n "$KSRC" ] || KSRC=$(runner_source 'linux-source-[0-9]*')
+BENCH=$REPO/tools/testing/selftests/net/bench
+DRIVER=$BENCH/test_bench_page_pool.sh
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/driver_tests.XXXXXX") || exit 1
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+
+n=$(wc -l <"$DRIVER")
+if [ "$n" -le 300 ]; then
+	ok "test_bench_page_pool.sh has $n lines (at most 300)"
+else
+	not_ok "test_bench_page_pool.sh has $n lines (at most 300)"
+fi
+expect_no_grep "the driver does not run ptr_ring_test" "$DRIVER" 'ptr_ring_test'
+
+if [ -z "$KSRC" ] || [ ! -f "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" ]; then
+	not_ok "a kernel source with kselftest/ktap_helpers.sh" "none in $VMTEST_CACHE/src"
+	tests_done driver
+	exit
+fi
+
+# setup HELPERS: the fake tree under $tmp/t, with HELPERS' ktap_helpers.sh
+setup()
+{
+	local sel=$tmp/t/sel
+
+	rm -rf "$tmp/t"
+	mkdir -p "$sel/net/bench/page_pool" "$sel/kselftest" "$tmp/t/fake/sysmodule"
+	cp "$1" "$sel/kselftest/ktap_helpers.sh"
+	cp "$BENCH"/*.py "$sel/net/bench/" 2>/dev/null
+	: >"$sel/net/bench/page_pool/bench_page_pool.ko"
+	sed -e "s|/dev/kmsg|$tmp/t/fake/kmsg|g" \
+	    -e "s|/proc/modules|$tmp/t/fake/modules|g" \
+	    -e "s|/proc/kallsyms|$tmp/t/fake/kallsyms|g" \
+	    -e "s|/proc/cpuinfo|$tmp/t/fake/cpuinfo|g" \
+	    -e "s|/sys/module|$tmp/t/fake/sysmodule|g" \
+		"$DRIVER" >"$sel/net/bench/test_bench_page_pool.sh"
+	chmod +x "$sel/net/bench/test_bench_page_pool.sh"
+	: >"$tmp/t/fake/modules"
+	echo "ffffffff81000000 T page_pool_create" >"$tmp/t/fake/kallsyms"
+	echo "model name	: QEMU TCG CPU" >"$tmp/t/fake/cpuinfo"
+	: >"$tmp/t/fake/kmsg"
+}
+
+# run NAME [ENV=VALUE...] -- [ARGS...]: the fake driver's output in
+# $tmp/NAME.out, its exit code in $tmp/NAME.rc
+run()
+{
+	local name=$1 envs=()
+
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	env FAKE="$tmp/t/fake" PATH="$TESTS_DIR/driver/fake:$PATH" "${envs[@]}" \
+		"$tmp/t/sel/net/bench/test_bench_page_pool.sh" "$@" \
+		>"$tmp/$name.out" 2>&1
+	echo $? >"$tmp/$name.rc"
+}
+
+# expect_exit NAME RC
+expect_exit()
+{
+	local rc
+
+	rc=$(cat "$tmp/$1.rc")
+	if [ "$rc" -eq "$2" ]; then
+		ok "$1: exit $2"
+	else
+		not_ok "$1: exit $2" "exit $rc" "$(sed 's/^/  /' "$tmp/$1.out")"
+	fi
+}
+
+kunit_parses()
+{
+	if (cd "$tmp" && python3 "$KSRC/tools/testing/kunit/kunit.py" parse \
+		"$tmp/$1.out") >"$tmp/$1.kunit" 2>&1 &&
+	   ! grep -qiE 'error|crashed' "$tmp/$1.kunit"; then
+		ok "$1: kunit.py parses the output with no error"
+	else
+		not_ok "$1: kunit.py parses the output with no error" \
+			"$(tail -n 5 "$tmp/$1.kunit")"
+	fi
+}
+
+for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
+	       "$(runner_source 'linux-source-6.12*')/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
+	[ -f "$helpers" ] || continue
+	v=$(basename "${helpers%%/tools/*}")
+	v=${v#linux-source-}
+	v=${v%%-*}
+	setup "$helpers"
+
+	run "$v-default" --
+	expect_exit "$v-default" 0
+	expect_grep "$v-default: plan of 10" "$tmp/$v-default.out" '^1\.\.10$'
+	c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$tmp/$v-default.out")
+	if [ "$c" -eq 10 ]; then
+		ok "$v-default: 10 'ok N name # perf=<decimal>ns' lines"
+	else
+		not_ok "$v-default: 10 'ok N name # perf=<decimal>ns' lines" "$c"
+	fi
+	expect_grep "$v-default: upstream's names" "$tmp/$v-default.out" \
+		'^ok 4 no-softirq-page_pool01 # perf=5\.410ns$'
+	expect_grep "$v-default: cross_cpu_return reports its average" \
+		"$tmp/$v-default.out" '^ok 10 cross_cpu_return # perf=120\.260ns$'
+	expect_no_grep "$v-default: no ' # SKIP' in a passing run" "$tmp/$v-default.out" ' # SKIP'
+	# Each result follows its diagnostics
+	if awk '/^# Type:lock Per elem/ { d = NR } /^ok 3 lock/ { r = NR }
+		END { exit !(d && r && d < r) }' "$tmp/$v-default.out"; then
+		ok "$v-default: diagnostics come before their result"
+	else
+		not_ok "$v-default: diagnostics come before their result"
+	fi
+	kunit_parses "$v-default"
+
+	run "$v-fail" FAKE_SCENARIO=fail --
+	expect_exit "$v-fail" 1
+	expect_grep "$v-fail: not ok for the failed case" "$tmp/$v-fail.out" \
+		'^not ok 5 no-softirq-page_pool02$'
+	expect_grep "$v-fail: the module's reason is shown" "$tmp/$v-fail.out" \
+		'^# Type:no-softirq-page_pool02 only 12 of 500000'
+	expect_no_grep "$v-fail: no Bail out!" "$tmp/$v-fail.out" 'Bail out'
+
+	run "$v-1cpu" FAKE_CPUS=1 -- -f 0x80
+	expect_exit "$v-1cpu" 4
+	expect_grep "$v-1cpu: cross_cpu_return SKIPs" "$tmp/$v-1cpu.out" \
+		'^ok 1 cross_cpu_return # SKIP'
+	expect_no_grep "$v-1cpu: no Bail out!" "$tmp/$v-1cpu.out" 'Bail out'
+
+	run "$v-1cpu-all" FAKE_CPUS=1 --
+	expect_exit "$v-1cpu-all" 0
+
+	run "$v-enoexec" FAKE_SCENARIO=enoexec --
+	expect_exit "$v-enoexec" 4
+	c=$(grep -c '^ok [0-9]* .* # SKIP' "$tmp/$v-enoexec.out")
+	if [ "$c" -eq 10 ]; then ok "$v-enoexec: every case SKIPs"; else
+		not_ok "$v-enoexec: every case SKIPs" "$c"; fi
+
+	run "$v-vermagic" FAKE_VERMAGIC=0.0.0-other --
+	expect_exit "$v-vermagic" 4
+	expect_grep "$v-vermagic: skip-all with the reason" "$tmp/$v-vermagic.out" \
+		'^1\.\.0 # SKIP bench_page_pool\.ko is for another kernel'
+
+	run "$v-einval" FAKE_SCENARIO=einval --
+	expect_exit "$v-einval" 1
+	expect_grep "$v-einval: the module's error is shown" "$tmp/$v-einval.out" \
+		'^# invalid chunk=1'
+
+	run "$v-badopt" -- -Z
+	expect_exit "$v-badopt" 1
+	expect_grep "$v-badopt: a failed case, as the exit code says" \
+		"$tmp/$v-badopt.out" '^not ok 1 options$'
+
+	run "$v-badnum" -- -f 08
+	expect_exit "$v-badnum" 1
+	expect_grep "$v-badnum: says why" "$tmp/$v-badnum.out" \
+		'^# run_flags=08: not a number$'
+
+	run "$v-det" BENCH_DETERMINISTIC=1 -- -f 0x02
+	expect_exit "$v-det" 0
+	expect_grep "$v-det: instructions of the cheapest chunk" "$tmp/$v-det.out" \
+		'^ok 1 no-softirq-page_pool01 # perf=11\.000insn$'
+
+	# The opt-in features, through bench_compare.py
+	CMP=$tmp/t/sel/net/bench/bench_compare.py
+	for r in 1 5; do
+		run "$v-r$r" -- -r "$r" -j "$tmp/r$r.json"
+		expect_exit "$v-r$r" 0
+		check "$v-r$r: bench_compare.py accepts the driver's JSON" \
+			"$CMP" --validate "$tmp/r$r.json"
+		c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]{3}ns$' "$tmp/$v-r$r.out")
+		if [ "$c" -eq 10 ]; then
+			ok "$v-r$r: 10 'ok N name # perf=<decimal>ns' lines"
+		else
+			not_ok "$v-r$r: 10 'ok N name # perf=<decimal>ns' lines" "$c"
+		fi
+	done
+	expect_grep "$v-r5: statistics of the repetitions" "$tmp/$v-r5.out" \
+		'^# no-softirq-page_pool01: tsc-cycles min .* ci95 \[.*\] over 5 reps$'
+	expect_grep "$v-r5: the figure is the mean of the reps" "$tmp/$v-r5.out" \
+		'^ok 4 no-softirq-page_pool01 # perf=5\.430ns$'
+	expect_grep "$v-r5: the path check's shares" "$tmp/$v-r5.out" \
+		'^# no-softirq-page_pool01: path: pages from cache 100\.0% .*; returned to cache 100\.0%'
+	check "$v-r5 against itself: exit 0 at --threshold 0" \
+		"$CMP" --threshold 0 "$tmp/r5.json" "$tmp/r5.json"
+
+	run "$v-failj" FAKE_SCENARIO=fail -- -r 3 -j "$tmp/fail.json"
+	expect_exit "$v-failj" 1
+	expect_grep "$v-failj: not ok for the failed case" "$tmp/$v-failj.out" \
+		'^not ok 5 no-softirq-page_pool02$'
+	check "$v-failj: bench_compare.py accepts the JSON of a failed run" \
+		"$CMP" --validate "$tmp/fail.json"
+	run "$v-skipj" FAKE_CPUS=1 -- -j "$tmp/skip.json"
+	expect_exit "$v-skipj" 0
+	check "$v-skipj: bench_compare.py accepts the JSON of a skipped test" \
+		"$CMP" --validate "$tmp/skip.json"
+
+	run "$v-detj" BENCH_DETERMINISTIC=1 -- -r 3 -j "$tmp/det.json"
+	expect_exit "$v-detj" 0
+	check "$v-detj: bench_compare.py accepts a deterministic run's JSON" \
+		"$CMP" --validate "$tmp/det.json"
+	check "$v-detj: the JSON has the module's chunk and the estimator" \
+		python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["run"]["parameters"]
+sys.exit(not (p["chunk"] == 64 and p["estimator"] == "min-chunk"))' "$tmp/det.json"
+	expect_rc "$v-detj: compared with a normal run: refused, exit 2" 2 \
+		"$tmp/cmp.log" "$CMP" "$tmp/r5.json" "$tmp/det.json" &&
+		expect_grep "$v-detj: says why" "$tmp/cmp.log" \
+			"not comparable with .*: mode '[a-z-]+' vs 'deterministic'"
+
+	run "$v-gate" FAKE_SLOW=20 -- -r 5 -b "$tmp/r5.json"
+	expect_exit "$v-gate" 1
+	expect_grep "$v-gate: a regression fails its case" "$tmp/$v-gate.out" \
+		'^not ok 4 no-softirq-page_pool01$'
+	expect_grep "$v-gate: says by how much" "$tmp/$v-gate.out" \
+		'^# no-softirq-page_pool01: regression \+20\.[0-9]% \(significant\)'
+	expect_grep "$v-gate: the baselines are never gated" "$tmp/$v-gate.out" \
+		'^ok 1 for_loop # perf='
+	run "$v-xfail" FAKE_SLOW=20 KSFT_MACHINE_SLOW=yes -- -r 5 -b "$tmp/r5.json"
+	expect_exit "$v-xfail" 0
+	expect_grep "$v-xfail: XFAIL on a slow machine" "$tmp/$v-xfail.out" \
+		'^ok 4 no-softirq-page_pool01 # XFAIL regression \+20'
+	kunit_parses "$v-xfail"
+	run "$v-gatedet" BENCH_DETERMINISTIC=1 -- -r 3 -b "$tmp/r5.json"
+	expect_exit "$v-gatedet" 1
+	expect_grep "$v-gatedet: a baseline of another mode is refused" \
+		"$tmp/$v-gatedet.out" 'baseline is not comparable with this run: mode'
+
+	# Without python3: the default run works, the opt-in ones skip
+	mkdir -p "$tmp/nopy"
+	for c in bash env dirname readlink id grep uname date mktemp rm nice \
+		 sed head seq sleep awk cat tail; do
+		ln -sf "$(command -v "$c")" "$tmp/nopy/$c"
+	done
+	run "$v-nopy" PATH="$TESTS_DIR/driver/fake:$tmp/nopy" --
+	expect_exit "$v-nopy" 0
+	run "$v-nopy-r" PATH="$TESTS_DIR/driver/fake:$tmp/nopy" -- -r 3
+	expect_exit "$v-nopy-r" 4
+	expect_grep "$v-nopy-r: says why" "$tmp/$v-nopy-r.out" \
+		'^1\.\.0 # SKIP -r, -j and -b need python3'
+
+	rm "$tmp/t/sel/net/bench/page_pool/bench_page_pool.ko"
+	run "$v-noko" --
+	expect_exit "$v-noko" 4
+	expect_grep "$v-noko: skip-all with the reason" "$tmp/$v-noko.out" \
+		'^1\.\.0 # SKIP bench_page_pool\.ko not built'
+done
+
+tests_done driver
