@@ -56,6 +56,11 @@ echo 'int x;' >"$series/tools/testing/selftests/net/bench/page_pool/b.c"
 echo 'TEST_GEN_PROGS := p' >"$series/tools/testing/selftests/ptr_ring/Makefile"
 echo 'Bench' >"$series/Documentation/networking/page_pool_bench.rst"
 echo '*.ko' >"$series/.gitignore"
+# A change to the kernel proper, and the project's tooling, not laid.
+mkdir -p "$series/net/core" "$series/tests" "$series/vmtest"
+echo 'int pp;' >"$series/net/core/page_pool.c"
+echo 'echo test' >"$series/tests/run.sh"
+echo 'echo runner' >"$series/vmtest/vmtest.sh"
 cat >"$series/MAINTAINERS" <<'EOM'
 PAGE POOL
 F:	tools/testing/selftests/net/bench/
@@ -92,6 +97,23 @@ fb=$farm/tools/testing/selftests/net/bench
 check "series files are copied in" test -f "$fb/page_pool/b.c" -a -f "$fb/Makefile"
 check "an owned directory loses upstream files" test ! -e "$fb/page_pool/old_simple.c"
 check "ignored build products are kept" test -e "$fb/page_pool/b.ko"
+check "a series file outside tools/ is laid (net/core/page_pool.c)" \
+	test -f "$farm/net/core/page_pool.c"
+check "the project's tooling is not laid" \
+	test ! -e "$farm/tests" -a ! -e "$farm/vmtest"
+
+# The build key's digest follows the files a kernel build reads, only.
+digest()
+{
+	python3 "$REPO/vmtest/lib/lay_series.py" --series "$series" --kernel-digest
+}
+d0=$(digest)
+echo 'changed' >>"$series/Documentation/networking/page_pool_bench.rst"
+echo 'echo changed' >>"$series/tools/testing/selftests/ptr_ring/Makefile"
+check "the kernel digest ignores selftests and Documentation" test "$d0" = "$(digest)"
+echo 'int pp2;' >>"$series/net/core/page_pool.c"
+check "the kernel digest follows net/core/page_pool.c" test "$d0" != "$(digest)"
+git -C "$series" checkout -q -- .
 
 check "existing entry gains the series' F: line, in order" \
 	diff <(sed -n '/^PAGE POOL$/,/^$/p' "$farm/MAINTAINERS") - <<'EOM'
