@@ -386,7 +386,7 @@ test_portability() {
 	   command -v qemu-aarch64 >/dev/null; then
 		# Emulated: checks the build and the logic, not arm64's
 		# reordering.
-		if build "$tree" arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		if build "$tree" arm64 CC=aarch64-linux-gnu-gcc \
 			USERLDFLAGS=-static; then
 			qemu-aarch64 "$tmp/arm64/ptr_ring_test" --count 50000 \
 				--reps 1 >"$tmp/arm64.log" 2>&1
