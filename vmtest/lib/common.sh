@@ -27,10 +27,19 @@ CHILD=
 
 # spawn CMD...: start CMD in the background as its own process group.
 # A background job of a non-interactive shell ignores SIGINT, so Ctrl-C
-# reaches only us, and stop_child passes it on.
+# reaches only us, and stop_child passes it on. setsid runs programs
+# only: a function of ours (make_farm) runs in a bash given our
+# functions.
 spawn()
 {
-	setsid "$@" &
+	if declare -F "$1" >/dev/null; then
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		setsid bash -c "set -o pipefail
+$(declare -f)"'
+"$0" "$@"' "$@" &
+	else
+		setsid "$@" &
+	fi
 	CHILD=$!
 }
 
