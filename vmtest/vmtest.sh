@@ -198,6 +198,10 @@ parse_args()
 	   [ "$(uname -m)" != aarch64 ]; then
 		die "--accel kvm: an arm64 guest cannot run under KVM on this $(uname -m) machine; it runs under TCG emulation"
 	fi
+	# -icount makes x86's TSC count instructions, which the driver then
+	# labels so; arm64's generic timer would tick at 1/16 of that.
+	[[ " $TARGETS " != *" arm64 "* ]] || [ "$DETERMINISTIC" -eq 0 ] ||
+		die "--deterministic: on arm64 the benchmarks' counter is the generic timer, not an instruction count; not supported for -t arm64"
 	[ "$SHELL_MODE" -eq 0 ] || [ "${#COMMAND[@]}" -eq 0 ] ||
 		die "--shell and a command exclude each other"
 	[ "$SHELL_MODE" -eq 0 ] || [ -t 0 ] ||
@@ -363,6 +367,22 @@ record_result()
 		"$JOB" >"$JOB/result"
 }
 
+# What the benchmarks' "cycles" count in the job's guest, when they are
+# not a TSC's: the arm64 generic timer, at the frequency its kernel
+# reported; and whether the figures are emulated.
+counter_note()
+{
+	local hz
+
+	[ -n "$JOB" ] && [ "$KARCH" != x86_64 ] || return 0
+	# Printed by vmtest/guest/init.
+	hz=$(grep -m 1 -oE \
+		'vmtest-guest: counter: arch_timer: .* running at [0-9.]+MHz' \
+		"$JOB/console.log" 2>/dev/null | sed 's/.* running at //')
+	printf ' (cycles: generic timer ticks at %s%s)' "${hz:-an unknown rate}" \
+		"$([ "$VMTEST_ACCEL" = kvm ] || echo ', emulated: read ns')"
+}
+
 main()
 {
 	local target rc worst='' start
@@ -380,8 +400,9 @@ main()
 		run_target "$target"
 		rc=$?
 		record_result "$target" "$rc" $(($(date +%s) - start))
-		rows+=("$(printf '%-8s %-5s %4d s' "$target" \
-			"$(rc_word "$rc")" $(($(date +%s) - start)))")
+		rows+=("$(printf '%-8s %-5s %4d s%s' "$target" \
+			"$(rc_word "$rc")" $(($(date +%s) - start)) \
+			"$(counter_note)")")
 		worst=$(fold_status "$worst" "$rc")
 		[ "$rc" -eq 1 ] && [ "$KEEP_GOING" -eq 0 ] && break
 	done
