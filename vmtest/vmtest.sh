@@ -48,8 +48,9 @@ CACHE/jobs/TARGET.*, and CACHE/jobs/TARGET points to the newest.
 
   -t, --target T      current, distro, both (current and distro) or
                       arm64 (current's tree, cross-built for arm64 and
-                      booted under qemu-system-aarch64 -M virt, TCG)
-                      (default: both)
+                      booted under qemu-system-aarch64 -M virt, TCG, with
+                      a root of Debian arm64 packages; --how install
+                      only, no -D) (default: both)
   -k, --ksrc DIR      kernel tree for 'current' and 'arm64' (default: the
                       newest linux-source-X.Y in Debian's newer suites);
                       never modified, the runner works on a hard-link copy
@@ -198,6 +199,10 @@ parse_args()
 	   [ "$(uname -m)" != aarch64 ]; then
 		die "--accel kvm: an arm64 guest cannot run under KVM on this $(uname -m) machine; it runs under TCG emulation"
 	fi
+	# NIPA's way compiles in the guest: the arm64 root has no compiler,
+	# its selftests are cross-built on the host.
+	[[ " $TARGETS " != *" arm64 "* ]] || [ "$HOW" = install ] ||
+		die "--how $HOW: the arm64 guest has no make or compiler; its selftests are cross-built on the host (--how install)"
 	# -icount makes x86's TSC count instructions, which the driver then
 	# labels so; arm64's generic timer would tick at 1/16 of that.
 	[[ " $TARGETS " != *" arm64 "* ]] || [ "$DETERMINISTIC" -eq 0 ] ||

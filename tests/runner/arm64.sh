@@ -55,6 +55,14 @@ expect_rc "arm64: --accel kvm is refused on an x86 host" 1 \
 	expect_grep "arm64: --accel kvm: says why" "$work/kvm.log" \
 		'arm64 guest cannot run under KVM on this x86_64 machine'
 
+for opt in "--how tree" -D; do
+	# shellcheck disable=SC2086 # an option and its value
+	expect_rc "arm64: $opt is refused" 1 "$work/opt.log" \
+		"$VMTEST" -t arm64 $opt --cache "$work/cache" &&
+		expect_grep "arm64: $opt: says why" "$work/opt.log" \
+			'(no make or compiler|not an instruction count)'
+done
+
 # A machine without the cross compiler and QEMU's arm emulator, and a
 # user who cannot install them: a PATH without them, an 'id' that is not
 # root's.
