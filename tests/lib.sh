@@ -101,7 +101,7 @@ prepared()
 	shift $(($# < 2 ? $# : 2))
 	log=$(mktemp)
 	"$VMTEST" -t "$target" --stop-after "$phase" "$@" 2>"$log" |
-		sed -n 's/^[a-z]* src=[^ ]* tree=\([^ ]*\)\( kdir=\([^ ]*\)\)\?.*/\1 \3/p'
+		sed -n 's/^[a-z0-9]* src=[^ ]* tree=\([^ ]*\)\( kdir=\([^ ]*\)\)\?.*/\1 \3/p'
 	rc=${PIPESTATUS[0]}
 	cat "$log" >>"$OUT/prepare.log"
 	if [ "$rc" -ne 0 ]; then

@@ -11,7 +11,9 @@
 #   ci     quick, then one kernel build and the guests (default; .ci/run)
 #   all    ci, then the soak tier: a debug kernel built from a --ksrc git
 #          tree, 100 module loads in it, a leaking module caught by
-#          kmemleak (run it before resolving an issue that touches them)
+#          kmemleak (run it before resolving an issue that touches them);
+#          and the arm64 target end to end (a cross-built kernel booted
+#          under full emulation: about 20 minutes cold)
 
 set -u
 self=$(realpath "$0")
@@ -28,12 +30,13 @@ driver quick 600
 module ci 2400
 figures ci 1500
 vm ci 2400
-soak all 5400'
+soak all 5400
+arm64 all 3600'
 
 tier=ci
 case ${1:-} in
 --tier) tier=${2:-}; shift 2 ;;
--h | --help) sed -n '3,15p' "$self" | cut -c3-; exit 0 ;;
+-h | --help) sed -n '3,17p' "$self" | cut -c3-; exit 0 ;;
 esac
 case $tier in
 quick) tiers='quick' ;;

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot kernels under QEMU and run the series' kselftests inside them.
 #
-# Two targets: 'current' builds a minimal kernel from the newest Debian
+# Three targets: 'current' builds a minimal kernel from the newest Debian
 # kernel source (or a tree given with --ksrc) with the series laid over it;
 # 'distro' boots Debian's prebuilt 6.12 kernel, whose headers are installed
-# on the host, so the module builds with its default KDIR. The guest sees
-# the host's filesystem read-only over 9p and runs the selftests the way
-# users do. See --help.
+# on the host, so the module builds with its default KDIR; 'arm64' cross-
+# builds what 'current' builds for arm64 and boots it under emulation. An
+# x86 guest sees the host's filesystem read-only over 9p, an arm64 guest a
+# small root made of Debian's arm64 packages; both run the selftests the
+# way users do. See --help.
 
 # shellcheck source-path=SCRIPTDIR
 set -u
@@ -17,6 +19,8 @@ VMTEST_DIR=$(dirname "$(realpath "$0")")
 VMTEST_SERIES=$(dirname "$VMTEST_DIR")
 # shellcheck source=lib/common.sh
 . "$VMTEST_DIR/lib/common.sh"
+# shellcheck source=lib/arch.sh
+. "$VMTEST_DIR/lib/arch.sh"
 # shellcheck source=lib/packages.sh
 . "$VMTEST_DIR/lib/packages.sh"
 # shellcheck source=lib/tree.sh
@@ -42,12 +46,17 @@ that does not reach userspace, or a timeout; 130/143 when interrupted.
 Each run's files (console.log, ktap/*.tap, kmemleak, result) are kept in
 CACHE/jobs/TARGET.*, and CACHE/jobs/TARGET points to the newest.
 
-  -t, --target T      current, distro or both (default: both)
-  -k, --ksrc DIR      kernel tree for 'current' (default: the newest
-                      linux-source-X.Y in Debian's newer suites); never
-                      modified, the runner works on a hard-link copy
-      --kdir DIR      'current': boot the kernel already built in DIR
-                      (DIR/arch/x86/boot/bzImage, modules built against
+  -t, --target T      current, distro, both (current and distro) or
+                      arm64 (current's tree, cross-built for arm64 and
+                      booted under qemu-system-aarch64 -M virt, TCG, with
+                      a root of Debian arm64 packages; --how install
+                      only, no -D) (default: both)
+  -k, --ksrc DIR      kernel tree for 'current' and 'arm64' (default: the
+                      newest linux-source-X.Y in Debian's newer suites);
+                      never modified, the runner works on a hard-link copy
+      --kdir DIR      'current', 'arm64': boot the kernel already built
+                      in DIR (DIR/arch/x86/boot/bzImage or
+                      DIR/arch/arm64/boot/Image, modules built against
                       DIR) instead of building one
   -c, --cpus N        vCPUs (default: $VM_CPUS)
   -m, --mem SIZE      guest memory, QEMU syntax (default: $VM_MEM)
@@ -145,8 +154,8 @@ parse_args()
 
 	case $TARGETS in
 	both) TARGETS="current distro" ;;
-	current | distro) ;;
-	*) die "--target must be current, distro or both, not '$TARGETS'" ;;
+	current | distro | arm64) ;;
+	*) die "--target must be current, distro, both or arm64, not '$TARGETS'" ;;
 	esac
 	case $HOW in
 	tree | install | both) ;;
@@ -169,10 +178,16 @@ parse_args()
 		KSRC=$(realpath "$KSRC")
 	fi
 	if [ -n "$KDIR_GIVEN" ]; then
-		if [ ! -f "$KDIR_GIVEN/arch/x86/boot/bzImage" ] ||
-		   [ ! -f "$KDIR_GIVEN/Module.symvers" ]; then
-			die "--kdir: no built kernel (arch/x86/boot/bzImage, Module.symvers) in $KDIR_GIVEN"
-		fi
+		local t
+
+		for t in $TARGETS; do
+			[ "$t" != distro ] || continue
+			target_arch "$t"
+			if [ ! -f "$KDIR_GIVEN/$KIMAGE_PATH" ] ||
+			   [ ! -f "$KDIR_GIVEN/Module.symvers" ]; then
+				die "--kdir: no built kernel ($KIMAGE_PATH, Module.symvers) in $KDIR_GIVEN"
+			fi
+		done
 		KDIR_GIVEN=$(realpath "$KDIR_GIVEN")
 	fi
 	local kv
@@ -180,6 +195,18 @@ parse_args()
 		[[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*=.*$ ]] ||
 			die "expected NAME=VALUE, not '$kv'"
 	done
+	if [[ " $TARGETS " == *" arm64 "* ]] && [ "$VMTEST_ACCEL" = kvm ] &&
+	   [ "$(uname -m)" != aarch64 ]; then
+		die "--accel kvm: an arm64 guest cannot run under KVM on this $(uname -m) machine; it runs under TCG emulation"
+	fi
+	# NIPA's way compiles in the guest: the arm64 root has no compiler,
+	# its selftests are cross-built on the host.
+	[[ " $TARGETS " != *" arm64 "* ]] || [ "$HOW" = install ] ||
+		die "--how $HOW: the arm64 guest has no make or compiler; its selftests are cross-built on the host (--how install)"
+	# -icount makes x86's TSC count instructions, which the driver then
+	# labels so; arm64's generic timer would tick at 1/16 of that.
+	[[ " $TARGETS " != *" arm64 "* ]] || [ "$DETERMINISTIC" -eq 0 ] ||
+		die "--deterministic: on arm64 the benchmarks' counter is the generic timer, not an instruction count; not supported for -t arm64"
 	[ "$SHELL_MODE" -eq 0 ] || [ "${#COMMAND[@]}" -eq 0 ] ||
 		die "--shell and a command exclude each other"
 	[ "$SHELL_MODE" -eq 0 ] || [ -t 0 ] ||
@@ -222,7 +249,7 @@ write_job()
 		done
 		if [ "$SHELL_MODE" -eq 1 ]; then
 			echo "echo 'vmtest: shell in the guest; exit to power off'"
-			echo "setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1"
+			echo "setsid -c bash -i </dev/$VM_CONSOLE >/dev/$VM_CONSOLE 2>&1"
 		elif [ "${#COMMAND[@]}" -gt 0 ]; then
 			printf '%q ' "${COMMAND[@]}"
 			echo
@@ -259,9 +286,11 @@ stop_here()
 run_target()
 {
 	local target=$1 flavor=normal kernel initrd job link kdir install
+	local -a kmake
 
+	target_arch "$target"
 	case $target in
-	current)
+	current | arm64)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
 		if [ -n "$KSRC" ]; then
 			KSRC_PRISTINE=$KSRC
@@ -281,10 +310,10 @@ run_target()
 	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID"
 	stop_here tree "$target src=$KSRC_PRISTINE tree=$KTREE" && return 0
 
-	if [ "$target" = current ] && [ -n "$KDIR_GIVEN" ]; then
-		kernel=$KDIR_GIVEN/arch/x86/boot/bzImage
+	if [ "$target" != distro ] && [ -n "$KDIR_GIVEN" ]; then
+		kernel=$KDIR_GIVEN/$KIMAGE_PATH
 		kdir=$KDIR_GIVEN
-	elif [ "$target" = current ]; then
+	elif [ "$target" != distro ]; then
 		build_kernel "$flavor"
 		kernel=$KIMAGE
 		kdir=$KBUILD_OUT
@@ -293,17 +322,21 @@ run_target()
 		kdir=/lib/modules/$DISTRO_RELEASE/build
 	fi
 
-	# Built and installed natively: nothing is compiled under emulation,
-	# and the guest's 'make run_tests' (--how tree) finds the targets up
-	# to date.
+	# Built and installed on the host (cross-compiled for another
+	# architecture): nothing is compiled under emulation, and the
+	# guest's 'make run_tests' (--how tree) finds the targets up to
+	# date.
 	install=$VMTEST_CACHE/install/$target
 	rm -rf "$install"
+	mapfile -t kmake < <(kmake_args)
 	step "building and installing the selftests on the host" \
 		"$VMTEST_LOGS/selftests-$target.log" \
-		make -C "$KTREE/tools/testing/selftests" TARGETS="$SERIES_TARGETS" \
-		KDIR="$kdir" INSTALL_PATH="$install" install ||
+		make -C "$KTREE/tools/testing/selftests" "${kmake[@]}" \
+		TARGETS="$SERIES_TARGETS" KDIR="$kdir" INSTALL_PATH="$install" \
+		install ||
 		die "the selftests do not build"
-	stop_here build "$target src=$KSRC_PRISTINE tree=$KTREE kdir=$kdir kernel=$kernel" &&
+	[ "$GUEST_ROOT" = / ] || ensure_guest_root
+	stop_here build "$target src=$KSRC_PRISTINE tree=$KTREE kdir=$kdir kernel=$kernel${GUEST_ROOT:+ root=$GUEST_ROOT}" &&
 		return 0
 
 	# A job directory per run; jobs/TARGET points to the newest, and
@@ -317,13 +350,13 @@ run_target()
 	ln -sfnT "$(basename "$job")" "$link" || die "cannot link $link"
 
 	initrd=$job/initramfs.cpio.gz
-	if [ "$target" = current ]; then
-		make_initramfs "$initrd"
-	else
+	if [ "$target" = distro ]; then
 		make_initramfs "$initrd" "$DISTRO_RELEASE"
+	else
+		make_initramfs "$initrd"
 	fi
 	write_job "$job" "$kdir" "$flavor" "$install"
-	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $VM_CPUS vCPUs, $VM_MEM)"
+	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $KARCH, $VM_CPUS vCPUs, $VM_MEM)"
 	JOB=$job
 	run_vm "$kernel" "$initrd" "$job"
 }
@@ -339,6 +372,22 @@ record_result()
 		"$JOB" >"$JOB/result"
 }
 
+# What the benchmarks' "cycles" count in the job's guest, when they are
+# not a TSC's: the arm64 generic timer, at the frequency its kernel
+# reported; and whether the figures are emulated.
+counter_note()
+{
+	local hz
+
+	[ -n "$JOB" ] && [ "$KARCH" != x86_64 ] || return 0
+	# Printed by vmtest/guest/init.
+	hz=$(grep -m 1 -oE \
+		'vmtest-guest: counter: arch_timer: .* running at [0-9.]+MHz' \
+		"$JOB/console.log" 2>/dev/null | sed 's/.* running at //')
+	printf ' (cycles: generic timer ticks at %s%s)' "${hz:-an unknown rate}" \
+		"$([ "$VMTEST_ACCEL" = kvm ] || echo ', emulated: read ns')"
+}
+
 main()
 {
 	local target rc worst='' start
@@ -348,7 +397,7 @@ main()
 	own_processes
 	VMTEST_LOGS=$VMTEST_CACHE/logs
 	mkdir -p "$VMTEST_LOGS" || die "cannot create $VMTEST_LOGS"
-	ensure_host_tools
+	ensure_host_tools "$TARGETS"
 
 	for target in $TARGETS; do
 		start=$(date +%s)
@@ -356,8 +405,9 @@ main()
 		run_target "$target"
 		rc=$?
 		record_result "$target" "$rc" $(($(date +%s) - start))
-		rows+=("$(printf '%-8s %-5s %4d s' "$target" \
-			"$(rc_word "$rc")" $(($(date +%s) - start)))")
+		rows+=("$(printf '%-8s %-5s %4d s%s' "$target" \
+			"$(rc_word "$rc")" $(($(date +%s) - start)) \
+			"$(counter_note)")")
 		worst=$(fold_status "$worst" "$rc")
 		[ "$rc" -eq 1 ] && [ "$KEEP_GOING" -eq 0 ] && break
 	done

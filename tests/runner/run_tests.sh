@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The runner's own logic, with stand-ins for QEMU and make (tests/runner/
-# bin), no VM and no kernel: boots retried after an early crash; a KVM
+# bin), no VM and no kernel: boots retried after an early crash; the
+# arm64 target's machine and verdict, and its refusals; a KVM
 # that cannot run a guest falls back to TCG; a guest that never reaches
 # userspace, or runs past its time, is killed and said so; Ctrl-C or
 # SIGTERM at the build, boot and test stages stops everything at once and
@@ -19,6 +20,7 @@ trap 'rm -rf "$work"' EXIT
 export FAKE_SLEEP=$((100000 + $$))
 
 "$TESTS_DIR/runner/boot_retry.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/arm64.sh" | grep -E '^(not )?ok - '
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.

@@ -9,13 +9,16 @@
 #          runner's make_config and make_farm are functions)
 #   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
 #   judge  judge_vm of JOBDIR's console.log, rc and kmemleak files
-# Prints 'rc=N boots=N' at the end.
+# FAKE_TARGET (default current) names the target whose architecture the
+# guest has. Prints 'rc=N boots=N' at the end.
 
 # shellcheck source-path=SCRIPTDIR
 TESTS_RUNNER=$(dirname "$(realpath "$0")")
 VMTEST_DIR=$(dirname "$(dirname "$TESTS_RUNNER")")/vmtest
 # shellcheck source=../../vmtest/lib/common.sh
 . "$VMTEST_DIR/lib/common.sh"
+# shellcheck source=../../vmtest/lib/arch.sh
+. "$VMTEST_DIR/lib/arch.sh"
 # shellcheck source=../../vmtest/lib/initramfs.sh
 . "$VMTEST_DIR/lib/initramfs.sh"
 # shellcheck source=../../vmtest/lib/vm.sh
@@ -27,6 +30,8 @@ export BOOT_MARKER PATH=$TESTS_RUNNER/bin:$PATH
 # shellcheck disable=SC2034
 DETERMINISTIC=0 DEBUG=0 SHELL_MODE=${SHELL_MODE:-0} VM_CPUS=2 VM_MEM=1G \
 	VM_TIMEOUT=${VM_TIMEOUT:-30} VMTEST_CACHE=$job
+target_arch "${FAKE_TARGET:-current}"
+GUEST_ROOT=${GUEST_ROOT:-$job/root}
 own_processes
 case $1 in
 step) step "building" "$job/step.log" make ;;

@@ -45,7 +45,8 @@ make_initramfs()
 
 	dir=$(mktemp -d "$VMTEST_CACHE/initramfs.XXXXXX")
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/dev" "$dir/newroot" "$dir/modules"
-	cp /bin/busybox "$dir/bin/busybox"
+	# The guest's busybox: the host's, or the arm64 root's.
+	cp "${GUEST_ROOT%/}/bin/busybox" "$dir/bin/busybox"
 	write_initramfs_init >"$dir/init"
 	chmod 755 "$dir/init"
 	: >"$dir/modules.list"

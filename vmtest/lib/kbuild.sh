@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Build a minimal x86_64 kernel from the prepared tree, as NIPA and
-# virtme-ng do: tinyconfig, then the VM essentials and the selftests' own
+# Build a minimal kernel for the target's architecture (lib/arch.sh) from
+# the prepared tree, as NIPA and virtme-ng do: tinyconfig, then the VM
+# essentials (shared, then the architecture's) and the selftests' own
 # 'config' fragments merged with scripts/kconfig/merge_config.sh.
 # shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
@@ -10,6 +11,7 @@ config_fragments()
 	local flavor=$1 t
 
 	echo "$VMTEST_DIR/config/vm.config"
+	echo "$VMTEST_DIR/config/$KARCH.config"
 	[ "$flavor" = debug ] && echo "$VMTEST_DIR/config/debug.config"
 	for t in $SERIES_TARGETS; do
 		[ -f "$KTREE/tools/testing/selftests/$t/config" ] &&
@@ -17,15 +19,20 @@ config_fragments()
 	done
 }
 
+# make_config TREE CFG MAKE-VARS FRAGMENT...: a step, so it runs in a
+# shell of its own and knows only its arguments. MAKE-VARS: ARCH= and
+# CROSS_COMPILE= words (kmake_args).
 make_config()
 {
-	local cfg=$1
+	local tree=$1 cfg=$2
+	local -a kmake
 
-	shift
-	make -C "$KTREE" O="$cfg" ARCH=x86_64 tinyconfig &&
-	"$KTREE/scripts/kconfig/merge_config.sh" -m -O "$cfg" \
+	read -ra kmake <<<"$3"
+	shift 3
+	make -C "$tree" O="$cfg" "${kmake[@]}" tinyconfig &&
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$cfg" \
 		"$cfg/.config" "$@" &&
-	make -C "$KTREE" O="$cfg" ARCH=x86_64 olddefconfig
+	make -C "$tree" O="$cfg" "${kmake[@]}" olddefconfig
 }
 
 # Options a fragment asks for that the final .config does not have.
@@ -48,8 +55,8 @@ KBUILD_LOCK=${VMTEST_KBUILD_LOCK:-/run/lock/vmtest-kbuild.lock}
 # depends on (CONFIG_GCC_VERSION, CONFIG_LD_VERSION, CONFIG_PAHOLE_VERSION).
 build_tools()
 {
-	gcc --version | head -n 1
-	ld --version | head -n 1
+	"${CROSS_COMPILE}gcc" --version | head -n 1
+	"${CROSS_COMPILE}ld" --version | head -n 1
 	pahole --version
 }
 
@@ -59,9 +66,12 @@ build_tools()
 build_kernel()
 {
 	local flavor=$1 out cfg key missing
-	local -a frags
+	local -a frags kmake
 
+	# x86 builds keep the directory they had before there was a second
+	# architecture.
 	out=$VMTEST_CACHE/build/$(basename "$KTREE")-$flavor
+	[ "$KARCH" = x86_64 ] || out+=-$KARCH
 	cfg=$out-config
 	mapfile -t frags < <(config_fragments "$flavor")
 	mkdir -p "$out" "$cfg"
@@ -69,8 +79,9 @@ build_kernel()
 	key=$({ cat "$KTREE.id" "${frags[@]}"; build_tools; } | hash_of)
 	if [ "$(cat "$cfg/.vmtest-key" 2>/dev/null)" != "$key" ]; then
 		step "configuring $KTREE_VERSION ($flavor)" \
-			"$VMTEST_LOGS/config-$flavor.log" \
-			make_config "$cfg" "${frags[@]}" ||
+			"$VMTEST_LOGS/config-$KARCH-$flavor.log" \
+			make_config "$KTREE" "$cfg" "$(kmake_args | xargs)" \
+			"${frags[@]}" ||
 			die "kernel configuration failed"
 		echo "$key" >"$cfg/.vmtest-key"
 	fi
@@ -85,7 +96,7 @@ build_kernel()
 	key=$({ cat "$KTREE.id" "$cfg/.config"; build_tools
 		python3 "$VMTEST_DIR/lib/lay_series.py" --series "$VMTEST_SERIES" \
 			--kernel-digest; } | hash_of)
-	KIMAGE=$out/arch/x86/boot/bzImage
+	KIMAGE=$out/$KIMAGE_PATH
 	KBUILD_OUT=$out
 	if [ -f "$KIMAGE" ] && [ "$(cat "$out/.vmtest-key" 2>/dev/null)" = "$key" ]; then
 		msg "kernel $KTREE_VERSION ($flavor) is up to date ($out)"
@@ -93,11 +104,13 @@ build_kernel()
 	fi
 	cmp -s "$cfg/.config" "$out/.config" || cp "$cfg/.config" "$out/.config"
 	rm -f "$out/.vmtest-key"
+	mapfile -t kmake < <(kmake_args)
 	# One kernel build at a time on a machine: each takes every core.
-	step "building kernel $KTREE_VERSION ($flavor)" \
-		"$VMTEST_LOGS/build-$flavor.log" \
+	step "building kernel $KTREE_VERSION ($KARCH, $flavor)" \
+		"$VMTEST_LOGS/build-$KARCH-$flavor.log" \
 		flock "$KBUILD_LOCK" \
-		make -C "$KTREE" O="$out" ARCH=x86_64 -j"$(nproc)" bzImage modules ||
+		make -C "$KTREE" O="$out" "${kmake[@]}" -j"$(nproc)" \
+		"$KIMAGE_TARGET" modules ||
 		die "kernel build failed"
 	echo "$key" >"$out/.vmtest-key"
 }

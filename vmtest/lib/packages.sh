@@ -24,19 +24,32 @@ apt_install()
 		die "apt-get install $* failed"
 }
 
-# Install the Debian packages providing what the runner needs on the host,
-# every tool a kernel build uses among them, before the first build: the
-# .config records pahole's version (CONFIG_PAHOLE_VERSION), and a pahole
-# installed later (linux-kbuild-6.12 pulls it in for the distro target)
-# makes every module build against that kernel warn.
+# Install the Debian packages providing what the runner needs on the host
+# for TARGETS, every tool a kernel build uses among them, before the first
+# build: the .config records pahole's version (CONFIG_PAHOLE_VERSION), and
+# a pahole installed later (linux-kbuild-6.12 pulls it in for the distro
+# target) makes every module build against that kernel warn. The arm64
+# tools (the cross compiler, its C library for ptr_ring_test, QEMU's arm
+# emulators) come only with an arm64 target.
 ensure_host_tools()
 {
-	local need=() probe pkg
+	local targets=$1 need=() probe pkg
 
 	while read -r probe pkg; do
 		[ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1 ||
 			need+=("$pkg")
-	done <<-EOF
+	done < <(host_tools; [[ " $targets " != *" arm64 "* ]] || arm64_host_tools)
+	[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
+	# Not a pipe: under pipefail, grep -q quitting early could kill
+	# busybox with SIGPIPE and fail the check at random.
+	grep -qx reboot <(/bin/busybox --list) ||
+		die "/bin/busybox lacks the reboot applet (need busybox-static)"
+}
+
+# "probe package" lines: a command or file, and the package providing it.
+host_tools()
+{
+	cat <<-EOF
 	qemu-system-x86_64 qemu-system-x86
 	/bin/busybox busybox-static
 	make make
@@ -54,11 +67,16 @@ ensure_host_tools()
 	/usr/include/openssl/ssl.h libssl-dev
 	pahole dwarves
 	EOF
-	[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
-	# Not a pipe: under pipefail, grep -q quitting early could kill
-	# busybox with SIGPIPE and fail the check at random.
-	grep -qx reboot <(/bin/busybox --list) ||
-		die "/bin/busybox lacks the reboot applet (need busybox-static)"
+}
+
+arm64_host_tools()
+{
+	cat <<-EOF
+	qemu-system-aarch64 qemu-system-arm
+	aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
+	/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
+	dpkg-deb dpkg
+	EOF
 }
 
 # The Debian distro kernel: image plus headers, installed on the host so
@@ -212,4 +230,140 @@ fetch_distro_source()
 		APT_UPDATED=1
 	fi
 	fetch_source_pkg linux-source-6.12 "$ver"
+}
+
+# The arm64 guest's root: what run_kselftest.sh, its runner.sh, the
+# series' driver and vmtest/guest run (bash, coreutils' timeout and
+# stdbuf, grep, sed, awk, find, getconf for the online CPUs), the C
+# library ptr_ring_test links against, and busybox for the rest (mount,
+# insmod, dmesg, reboot, ...). Debian
+# packages of this machine's own release, so the guest's glibc is the one
+# the cross compiler's libc6-dev-arm64-cross matches.
+ARM64_ROOT_PKGS="busybox-static bash coreutils grep sed gawk findutils libc-bin"
+
+# apt-get options of the private arm64 setup: its own sources, index,
+# package cache and an empty dpkg status, so that dependencies resolve as
+# for an empty arm64 system and nothing of the machine's apt is used.
+arm64_apt_opts()
+{
+	local d=$VMTEST_CACHE/arm64/apt
+
+	printf '%s\n' -o "APT::Architecture=arm64" \
+		-o "APT::Architectures=arm64" \
+		-o "Dir::Etc::SourceList=/dev/null" \
+		-o "Dir::Etc::SourceParts=$d/etc" \
+		-o "Dir::Etc::Preferences=/dev/null" \
+		-o "Dir::Etc::PreferencesParts=$d/etc" \
+		-o "Dir::State=$d/state" \
+		-o "Dir::State::Lists=$d/lists" \
+		-o "Dir::State::status=$d/status" \
+		-o "Dir::Cache=$d/cache" \
+		-o "Debug::NoLocking=1" \
+		-o "APT::Sandbox::User=root"
+}
+
+arm64_apt_update()
+{
+	local d=$VMTEST_CACHE/arm64/apt release
+	local -a opts
+
+	mapfile -t opts < <(arm64_apt_opts)
+	mkdir -p "$d/etc" "$d/state" "$d/lists/partial" \
+		"$d/cache/archives/partial"
+	: >"$d/status"
+	release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$release" ] || die "cannot tell this machine's Debian release"
+	write_newer_sources "$release" "$d/etc/arm64.sources"
+	# A day-old index is fine; a warm run must not need the network.
+	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
+		step "updating the index of Debian's arm64 packages" \
+			"$VMTEST_LOGS/apt-arm64-update.log" \
+			apt-get "${opts[@]}" update ||
+			die "cannot read Debian's arm64 packages"
+	fi
+}
+
+# busybox_applets ROOT: link every applet of busybox that the packages did
+# not provide to ROOT's /bin/busybox. The applets are listed by the host's
+# busybox-static (the same release, so the same applets): the arm64 one
+# cannot run here.
+busybox_applets()
+{
+	local root=$1 path name
+
+	/bin/busybox --list-full | while read -r path; do
+		name=${path##*/}
+		[ -e "$root/bin/$name" ] || [ -e "$root/sbin/$name" ] ||
+			[ -e "$root/$path" ] || ln -s /bin/busybox "$root/$path"
+	done
+}
+
+# make_guest_root DIR DEB...: an arm64 root from the packages, merged /usr
+# as Debian's own: every package is unpacked (no maintainer scripts run)
+# through the bin, sbin and lib links.
+make_guest_root()
+{
+	local dir=$1 deb d
+
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir/usr/bin" "$dir/usr/sbin" "$dir/usr/lib" || return 1
+	for d in bin sbin lib; do
+		ln -s "usr/$d" "$dir/$d" || return 1
+	done
+	for deb in "$@"; do
+		dpkg-deb --fsys-tarfile "$deb" |
+			tar -x --keep-directory-symlink -C "$dir" || return 1
+	done
+	# No maintainer script runs: make the one alternative the tests
+	# need (gawk's postinst makes awk), before busybox claims its name.
+	ln -s gawk "$dir/usr/bin/awk" || return 1
+	busybox_applets "$dir"
+	# Mount points of vmtest/guest/init, and who root is.
+	mkdir -p "$dir/proc" "$dir/sys" "$dir/dev" "$dir/tmp" "$dir/run" \
+		"$dir/var/tmp" "$dir/root" "$dir/etc" || return 1
+	echo 'root:x:0:0:root:/root:/bin/bash' >"$dir/etc/passwd"
+	echo 'root:x:0:' >"$dir/etc/group"
+	[ -x "$dir/bin/bash" ] && [ -x "$dir/bin/busybox" ]
+}
+
+# ensure_guest_root: sets GUEST_ROOT to the arm64 root, made when the
+# packages it resolves to (names and versions) changed. The runner's
+# guest scripts and the mount point of its cache are put in it each run,
+# at their host paths, as an x86 guest finds them on the host's root.
+ensure_guest_root()
+{
+	local d=$VMTEST_CACHE/arm64 key root
+	local -a opts pkgs
+
+	arm64_apt_update
+	mapfile -t opts < <(arm64_apt_opts)
+	# What an install on an empty system would unpack: "name=version".
+	# shellcheck disable=SC2086 # a list of package names
+	mapfile -t pkgs < <(apt-get "${opts[@]}" install -s -y \
+		--no-install-recommends $ARM64_ROOT_PKGS |
+		awk '$1 == "Inst" { print $2 "=" substr($3, 2) }' | sort)
+	[ "${#pkgs[@]}" -gt 0 ] ||
+		die "cannot resolve the arm64 root's packages ($ARM64_ROOT_PKGS)"
+	# Keyed on how it is made, too.
+	key=$({ printf '%s\n' "$ARM64_ROOT_PKGS" "${pkgs[@]}"
+		declare -f make_guest_root busybox_applets; } | hash_of)
+	root=$d/root
+	if [ "$(cat "$root.key" 2>/dev/null)" != "$key" ]; then
+		rm -rf "$d/debs" "$root.key"
+		mkdir -p "$d/debs" || die "cannot create $d/debs"
+		(cd "$d/debs" && step "downloading Debian's arm64 packages for the guest" \
+			"$VMTEST_LOGS/apt-arm64-download.log" \
+			apt-get "${opts[@]}" download "${pkgs[@]}") ||
+			die "cannot download the arm64 root's packages"
+		step "unpacking the arm64 root" "$VMTEST_LOGS/arm64-root.log" \
+			make_guest_root "$root" "$d"/debs/*.deb ||
+			die "cannot make the arm64 root"
+		echo "$key" >"$root.key"
+	fi
+	if ! mkdir -p "$root$VMTEST_CACHE" "$root$VMTEST_DIR" ||
+	   ! rsync -a --delete "$VMTEST_DIR/" "$root$VMTEST_DIR/"; then
+		die "cannot put the runner's guest scripts in $root"
+	fi
+	GUEST_ROOT=$root
 }

@@ -7,7 +7,7 @@
 KERNEL_LINE='^\[ *[0-9]+\.[0-9]+\]'
 # Kernel reports that fail a run whatever the tests said. Only kernel
 # lines (printk timestamps) are matched, not the tests' own output.
-SPLAT_RE='(Oops|BUG:|WARNING:|Kernel panic|general protection fault|KASAN:|UBSAN:|unreferenced object|new suspected memory leak|soft lockup|hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|INFO: task .* blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|ODEBUG:|list_(add|del) corruption|kernel BUG at)'
+SPLAT_RE='(Oops|Unable to handle kernel|BUG:|WARNING:|Kernel panic|general protection fault|KASAN:|UBSAN:|unreferenced object|new suspected memory leak|soft lockup|hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|INFO: task .* blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|ODEBUG:|list_(add|del) corruption|kernel BUG at)'
 
 rc_word()
 {
@@ -34,18 +34,20 @@ kvm_runs()
 	local kernel=$1
 
 	[ -r "$KVM_DEV" ] && [ -w "$KVM_DEV" ] || return 1
-	KVM_PROBE_OUT=$(timeout -k 2 "$KVM_PROBE_SECS" qemu-system-x86_64 \
+	# shellcheck disable=SC2086,SC2153 # words; QEMU: lib/arch.sh
+	KVM_PROBE_OUT=$(timeout -k 2 "$KVM_PROBE_SECS" "$QEMU" $QEMU_MACHINE \
 		-accel kvm -cpu host -nodefaults -display none -no-reboot \
 		-m 256 -serial stdio -kernel "$kernel" \
-		-append "console=ttyS0 panic=-1" </dev/null 2>&1)
+		-append "console=$VM_CONSOLE panic=-1" </dev/null 2>&1)
 	grep -q 'Linux version' <<<"$KVM_PROBE_OUT"
 }
 
 # choose_accel KERNEL: settle VMTEST_ACCEL to kvm or tcg, probing once.
+# A guest of another architecture than the host's is emulated.
 choose_accel()
 {
 	[ "$VMTEST_ACCEL" = auto ] || return 0
-	if [ ! -e "$KVM_DEV" ]; then
+	if [ "$ACCEL_NATIVE" -eq 0 ] || [ ! -e "$KVM_DEV" ]; then
 		VMTEST_ACCEL=tcg
 	elif kvm_runs "$1"; then
 		VMTEST_ACCEL=kvm
@@ -121,7 +123,7 @@ run_vm()
 		mv "$log" "$job/console.boot-$attempt.log"
 		msg "the kernel crashed while booting, before any test ran" \
 			"(boot $attempt of $BOOT_ATTEMPTS):"
-		grep -m 3 -E "$KERNEL_LINE.*($SPLAT_RE|RIP:)" \
+		grep -m 3 -E "$KERNEL_LINE.*($SPLAT_RE|RIP:|pc : )" \
 			"$job/console.boot-$attempt.log" >&2
 		[ "$attempt" -lt "$BOOT_ATTEMPTS" ] || {
 			msg "giving up; consoles kept in $job"
@@ -146,7 +148,7 @@ boot_vm()
 	local append rc elapsed=0
 	local -a qemu
 
-	append="console=ttyS0,115200 loglevel=5 printk.time=1 panic=-1"
+	append="console=$VM_CONSOLE,115200 loglevel=5 printk.time=1 panic=-1"
 	append+=" vmtest_init=$VMTEST_DIR/guest/init"
 	append+=" vmtest_work=$VMTEST_CACHE vmtest_job=$job"
 	[ "$VMTEST_VERBOSE" -gt 0 ] && append=${append/loglevel=5/loglevel=7}
@@ -154,14 +156,16 @@ boot_vm()
 	# PCI interrupt routing method times out and virtio never gets an
 	# interrupt: route them from the BIOS table instead.
 	[ "$DEBUG" -eq 1 ] && [ "$kernel" != "/boot/${kernel##*/}" ] &&
-		append+=" acpi=noirq"
+		[ "$KARCH" = x86_64 ] && append+=" acpi=noirq"
 
-	# shellcheck disable=SC2207,SC2054 # single words; commas are QEMU's
-	qemu=(qemu-system-x86_64 $(accel_opts) -nodefaults -no-reboot
+	# The root is the host's own, or (another architecture) the one
+	# made for the guest (GUEST_ROOT, lib/arch.sh).
+	# shellcheck disable=SC2207,SC2054,SC2206 # single words; commas are QEMU's
+	qemu=("$QEMU" $QEMU_MACHINE $(accel_opts) -nodefaults -no-reboot
 		-display none -smp "$VM_CPUS" -m "$VM_MEM"
 		-chardev "stdio,id=con,signal=off,logfile=$log"
 		-serial chardev:con
-		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+		-fsdev "local,id=root,path=$GUEST_ROOT,security_model=none,readonly=on,multidevs=remap"
 		-device virtio-9p-pci,fsdev=root,mount_tag=root
 		-fsdev "local,id=work,path=$VMTEST_CACHE,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=work,mount_tag=work
