@@ -28,7 +28,7 @@ usage()
 	exit 2
 }
 
-out= tree= results= keep=
+out='' tree='' results='' keep=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:?}; shift 2 ;;
@@ -48,8 +48,10 @@ if [ -z "$tree" ]; then
 	[ -n "$tree" ] || { echo "export.sh: the runner named no source tree" >&2; exit 1; }
 fi
 tree=$(realpath "$tree")
-[ -f "$tree/Makefile" ] && [ -f "$tree/MAINTAINERS" ] ||
-	{ echo "export.sh: $tree is not a kernel tree" >&2; exit 1; }
+if [ ! -f "$tree/Makefile" ] || [ ! -f "$tree/MAINTAINERS" ]; then
+	echo "export.sh: $tree is not a kernel tree" >&2
+	exit 1
+fi
 
 # The base's name: the kernel version, and the Debian package it came
 # from when the directory says so (linux-source-7.2-7.2.13-1).

@@ -33,7 +33,8 @@ import sys
 SERIES_DIR = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(SERIES_DIR)
 sys.path.insert(0, os.path.join(REPO, 'vmtest', 'lib'))
-import lay_series  # noqa: E402  pylint: disable=wrong-import-position
+# pylint: disable-next=import-error,wrong-import-position
+import lay_series  # noqa: E402
 
 # netdev's limit on patches per series.
 MAX_PATCHES = 15
