@@ -27,6 +27,7 @@ runner quick 300
 ptr_ring quick 1200
 compare quick 900
 driver quick 600
+series quick 900
 module ci 2400
 figures ci 1500
 vm ci 2400
