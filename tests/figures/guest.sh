@@ -11,7 +11,8 @@
 #   slowxfail  the same with KSFT_MACHINE_SLOW=yes, fast paths only
 #
 # usage: guest.sh WORK STEP...
-# The environment gives the driver's options: FLAGS (-f), REPS (-r) and
+# The environment gives the driver's options: FLAGS (-f), REPS (-r;
+# REPS_SLOW for the slowed steps, default REPS) and
 # SIZE ("-l LOOPS").
 
 work=$1
@@ -32,7 +33,9 @@ for step in "$@"; do
 	*) echo "guest.sh: unknown step '$step'" >&2; exit 2 ;;
 	esac
 	echo "guest.sh: $step"
-	"${cmd[@]}" "${size[@]}" -r "${REPS:?}" -j "$work/$step.json" \
+	reps=${REPS:?}
+	[ "${step#slow}" = "$step" ] || reps=${REPS_SLOW:-$REPS}
+	"${cmd[@]}" "${size[@]}" -r "$reps" -j "$work/$step.json" \
 		>"$work/$step.tap" 2>&1
 	echo $? >"$work/$step.rc"
 done

@@ -207,7 +207,7 @@ figures()
 	if [ "$mode" = emulated ]; then
 		expect_rc "$mode: guest run" 0 "$OUT/figures-$mode.log" \
 			"$VMTEST" "${args[@]}" -e FLAGS=0x7e -e SIZE="-l 1000000" \
-			-e REPS=3 -- \
+			-e REPS=3 -e REPS_SLOW=6 -- \
 			bash "$GUEST" "$work" a1 b1 a2 b2 a3 b3 slow slowxfail
 		judge "$mode" "$work" ok noise "a1 a2 a3" "b1 b2 b3"
 		return
