@@ -19,42 +19,7 @@ ksrc=$("$VMTEST" -t current --stop-after fetch 2>>"$OUT/prepare.log" |
        sed -n 's/^current src=\([^ ]*\).*/\1/p')
 if [ -z "$ksrc" ] || [ ! -f "$ksrc/MAINTAINERS" ]; then
 	not_ok "the runner's 7.x source is there" "see $OUT/prepare.log"
-	# Every step builds what needs no kernel: ringtest's ptr_ring (from the
-# patch that fixes it on), the ptr_ring selftest, the Python helper and
-# the driver's syntax. The module's per-step build needs a built kernel
-# (the on-request tier).
-branch=$(git -C "$linux" symbolic-ref --short HEAD)
-i=0
-for c in $(git -C "$linux" rev-list --reverse "$base..HEAD"); do
-	i=$((i + 1))
-	git -C "$linux" checkout -q "$c"
-	fails=()
-	rt=$linux/tools/virtio/ringtest
-	if [ -f "$rt/ptr_ring_shim.h" ] || git -C "$linux" log -1 --format=%s |
-	   grep -q 'ringtest: fix the ptr_ring build'; then
-		make -s -C "$rt" ptr_ring >"$work/step.log" 2>&1 || fails+=("ringtest ptr_ring")
-	fi
-	if [ -f "$linux/tools/testing/selftests/ptr_ring/Makefile" ]; then
-		make -s -C "$linux/tools/testing/selftests/ptr_ring" >>"$work/step.log" 2>&1 ||
-			fails+=("ptr_ring_test")
-	fi
-	b=$linux/tools/testing/selftests/net/bench
-	if [ -f "$b/bench_compare.py" ]; then
-		python3 -m py_compile "$b/bench_compare.py" 2>>"$work/step.log" ||
-			fails+=("bench_compare.py")
-	fi
-	bash -n "$b/test_bench_page_pool.sh" 2>>"$work/step.log" || fails+=("driver syntax")
-	git -C "$linux" clean -fdxq -- tools >/dev/null
-	if [ ${#fails[@]} -eq 0 ]; then
-		ok "after patch $i the userspace parts build"
-	else
-		not_ok "after patch $i the userspace parts build" "${fails[*]}" \
-			"$(tail -n 20 "$work/step.log")"
-	fi
-done
-git -C "$linux" checkout -q "$branch"
-
-tests_done series
+	tests_done series
 	exit
 fi
 
