@@ -348,6 +348,9 @@ run_target()
 		die "cannot create a job directory"
 	link=$VMTEST_CACHE/jobs/$target
 	ln -sfnT "$(basename "$job")" "$link" || die "cannot link $link"
+	# Runs may overlap: scripts take their job from this line, not from
+	# the link, which the newest run moves.
+	msg "$target: results in $job"
 
 	initrd=$job/initramfs.cpio.gz
 	if [ "$target" = distro ]; then

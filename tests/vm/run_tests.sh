@@ -16,13 +16,15 @@ no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring
 tasklet_page_pool03_slow cross_cpu_return'
 
-# check_ktap TARGET HOW: the newest job of TARGET passed, and its KTAP
-# file (HOW: install or tree) has every subtest passing and both test
-# directories' results.
+# check_ktap TARGET HOW LOG: the job of TARGET that vmtest.sh's output LOG
+# names passed, and its KTAP file (HOW: install or tree) has every
+# subtest passing and both test directories' results.
 check_ktap()
 {
-	local target=$1 job=$VMTEST_CACHE/jobs/$1 log t missing=
+	local target=$1 job log t missing=
 
+	job=$(tr -d '\r' <"$3" | sed -n "s/^vmtest: $target: results in //p" |
+		tail -n 1)
 	log=$job/ktap/$2.tap
 	check "$target ($2): the job's result is pass" \
 		grep -q "^target=$target result=pass " "$job/result"
@@ -75,7 +77,7 @@ echo "# run: $(($(date +%s) - start)) s"
 grep -E 'vmtest-guest: .* took|done in' "$OUT/vm-first.log" | tr -d '\r' |
 	sed 's/^/# phase: /'
 for target in current distro; do
-	check_ktap "$target" install
+	check_ktap "$target" install "$OUT/vm-first.log"
 done
 
 # 2. Prepared again, nothing is fetched, configured or built again.
@@ -90,7 +92,7 @@ expect_grep "preparing again finds the kernel up to date" "$OUT/vm-again.log" \
 read -r _ kdir < <(prepared current)
 expect_rc "--how tree --kdir (make run_tests in the guest) passes" 0 \
 	"$OUT/vm-tree.log" "$VMTEST" -t current --how tree --kdir "$kdir"
-check_ktap current tree
+check_ktap current tree "$OUT/vm-tree.log"
 expect_no_grep "--kdir: no kernel is configured or built" "$OUT/vm-tree.log" \
 	'configuring|building kernel|is up to date'
 
