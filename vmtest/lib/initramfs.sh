@@ -43,7 +43,10 @@ make_initramfs()
 {
 	local out=$1 release=${2:-} dir mod name
 
-	dir=$(mktemp -d "$VMTEST_CACHE/initramfs.XXXXXX")
+	dir=$(mktemp -d "$VMTEST_CACHE/initramfs.XXXXXX") ||
+		die "cannot create a staging directory in $VMTEST_CACHE"
+	# Gone however the runner exits (a die below, Ctrl-C).
+	CLEANUP_DIRS+=("$dir")
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/dev" "$dir/newroot" "$dir/modules"
 	# The guest's busybox: the host's, or the arm64 root's.
 	cp "${GUEST_ROOT%/}/bin/busybox" "$dir/bin/busybox"
