@@ -160,3 +160,40 @@ overlay_ptr_ring()
 		ln -s "$entry" "$sel/ptr_ring/" || return 1
 	done
 }
+
+# fetch_ruff DIR: sid's ruff with sid's loader and libraries unpacked in
+# DIR/root (bookworm has no ruff, and sid's needs a newer C library),
+# fetched with the runner's private apt setup.
+fetch_ruff()
+(
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
+	. "$REPO/vmtest/lib/common.sh"
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
+	. "$REPO/vmtest/lib/packages.sh"
+	export VMTEST_LOGS=$OUT
+	newer_apt_update
+	mapfile -t opts < <(newer_apt_opts)
+	rm -rf "$1" && mkdir -p "$1/deb" && cd "$1/deb" &&
+		apt-get "${opts[@]}" -t sid download ruff libc6 libgcc-s1 &&
+		for deb in ./*.deb; do dpkg-deb -x "$deb" "$1/root" || exit 1; done
+) >"$OUT/ruff-download.log" 2>&1
+
+# ensure_ruff: ruff on PATH (NIPA runs it on every Python file a patch
+# touches), fetched once into the cache; fails when it cannot be had.
+ensure_ruff()
+{
+	local rdir=$VMTEST_CACHE/tools/ruff
+
+	command -v ruff >/dev/null && return 0
+	if [ ! -x "$rdir/bin/ruff" ]; then
+		fetch_ruff "$rdir" && mkdir -p "$rdir/bin" || return 1
+		cat >"$rdir/bin/ruff" <<-WRAP
+		#!/bin/sh
+		lib=$rdir/root/usr/lib/x86_64-linux-gnu
+		exec "\$lib/ld-linux-x86-64.so.2" --library-path "\$lib" \\
+			$rdir/root/usr/bin/ruff "\$@"
+		WRAP
+		chmod +x "$rdir/bin/ruff"
+	fi
+	"$rdir/bin/ruff" --version >/dev/null 2>&1 && PATH=$rdir/bin:$PATH
+}

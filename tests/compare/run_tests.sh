@@ -485,10 +485,12 @@ test_style()
 	else
 		echo "# pylint not installed, not run"
 	fi
-	if command -v ruff >/dev/null; then
-		check "bench_compare.py: ruff finds nothing" ruff check "$CMP"
+	if ensure_ruff; then
+		check "bench_compare.py: ruff ($(ruff --version)) finds nothing" \
+			ruff check --no-cache "$CMP"
 	else
-		echo "# ruff not installed, not run"
+		not_ok "ruff is available (from Debian's newer suites)" \
+			"see $OUT/ruff-download.log"
 	fi
 	if python3 -m pycodestyle --version >/dev/null 2>&1; then
 		check "bench_compare.py: pycodestyle" python3 -m pycodestyle "$CMP"
