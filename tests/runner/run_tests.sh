@@ -103,6 +103,14 @@ interrupt "Ctrl-C while booting" boot INT group FAKE_BOOTS=hang
 interrupt "Ctrl-C while testing" boot INT group FAKE_BOOTS=hang-after
 interrupt "SIGTERM while testing" boot TERM runner FAKE_BOOTS=hang-after
 
+# -v shows a step's output as it comes and keeps it in the step's log,
+# for shell functions too.
+stage verbose stepfn VMTEST_VERBOSE=1 FAKE_SLEEP=0 >/dev/null
+check "-v: a step that is a shell function succeeds" \
+	grep -q '^rc=0 ' "$work/verbose.log"
+check "-v: its output is shown and kept in its log" test "$(grep -lx \
+	configuring "$work/verbose.log" "$work/verbose/step.log" | wc -l)" -eq 2
+
 # 4. -s: QEMU gets the terminal (it sets it raw) and reads what is typed.
 mkdir -p "$work/shell"
 printf 'hello\n' | timeout 20 script -qec \

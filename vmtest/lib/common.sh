@@ -76,6 +76,17 @@ own_processes()
 	trap 'msg "terminated"; exit 143' TERM
 }
 
+# tee_to LOG CMD...: CMD (a program or a shell function) with its output
+# shown and kept in LOG; CMD's exit code.
+tee_to()
+{
+	local log=$1
+
+	shift
+	set -o pipefail
+	"$@" 2>&1 | tee "$log"
+}
+
 # Run a step: quiet unless verbose, its output kept in a log that is
 # shown (tail) when it fails, its wall time reported, and a progress line
 # printed every 30 s while it lasts (downloads, extraction, builds).
@@ -88,8 +99,7 @@ step()
 	start=$(date +%s)
 	msg "$what ..."
 	if [ "$VMTEST_VERBOSE" -gt 0 ]; then
-		# shellcheck disable=SC2016 # expanded by the inner shell
-		spawn bash -c 'set -o pipefail; "$@" 2>&1 | tee "$0"' "$log" "$@"
+		spawn tee_to "$log" "$@"
 	else
 		spawn "$@" >"$log" 2>&1 </dev/null
 	fi
