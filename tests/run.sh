@@ -32,6 +32,7 @@ module ci 2400
 figures ci 1500
 vm ci 2400
 soak all 5400
+nipa all 3600
 arm64 all 3600'
 
 tier=ci
