@@ -35,7 +35,11 @@
 #   - bad options: exit 1 and a message before any output; one usable CPU:
 #     the two-thread modes skip (exit 0, or 4 when nothing else runs);
 #   - make -C tools/testing/selftests TARGETS=ptr_ring run_tests / install;
-#   - ptr_ring_test.c's line count is printed (target: 600);
+#   - ptr_ring_test.c and the shim it includes are at most 600 lines
+#     together, as issue 10 asks;
+#   - minimal_loop.c (the bare single and spsc loops) builds, runs in order,
+#     and its figures are printed next to ptr_ring_test's: the harness's
+#     cost per item (printed only: timing is not asserted);
 #   - clang, and when installed qemu-x86_64 and an arm64 cross compiler.
 #
 # Prints "ok - ..." / "not ok - ..." per check, then "# N passed, N failed";
@@ -106,8 +110,10 @@ all_ok() {
 		fi
 		grep -Eq "^ok $((i + 1)) $mode # perf=${num}ns\$" "$log" ||
 			{ echo "# $mode not ok, or no perf"; return 1; }
-		grep -Eq "^# $mode: ns_per_item min $num median $num max $num reps [0-9]+ full [0-9]+ empty [0-9]+\$" "$log" ||
+		grep -Eq "^# $mode: ns_per_item min $num median $num max $num reps [0-9]+\$" "$log" ||
 			{ echo "# $mode: no summary line"; return 1; }
+		grep -Eq "^# $mode: rep 1 ns_per_item $num full [0-9]+ empty [0-9]+\$" "$log" ||
+			{ echo "# $mode: no repetition line"; return 1; }
 	done
 	grep -Eq '^# producer CPU [0-9]+, consumer CPU [0-9]+: ' "$log" ||
 		{ echo "# no CPU topology line"; return 1; }
@@ -304,7 +310,8 @@ test_cli() {
 	bad_arg "must differ" -p "$first" -c "$first"
 	bad_arg "unknown mode 'foo'" --mode foo
 	bad_arg "unknown mode 'spsc2'" --mode single,spsc2
-	bad_arg "names no mode" --mode ,
+	bad_arg "unknown mode ''" --mode ,
+	bad_arg "names no mode" --mode ""
 	bad_arg "unknown option '--json'" --json x
 	bad_arg "unknown option '-x'" -x
 	bad_arg "needs a value" --size
@@ -353,10 +360,37 @@ test_kselftest() {
 		exit_and_grep 0 "$log" '^ok 1 selftests: ptr_ring: ptr_ring_test$'
 }
 
-# Issue 10 asks for at most 600 lines: printed, not enforced, as the modes,
-# checks and options it also asks for take about 650 in kernel style.
+# Issue 10: the selftest and its shim in at most 600 lines.
 test_size() {
-	echo "# ptr_ring_test.c: $(wc -l <"$REPO/tools/testing/selftests/ptr_ring/ptr_ring_test.c") lines (target: 600)"
+	local n
+
+	n=$(cat "$REPO/tools/testing/selftests/ptr_ring/ptr_ring_test.c" \
+		"$REPO/tools/virtio/ringtest/ptr_ring_shim.h" | wc -l)
+	check "ptr_ring_test.c + ptr_ring_shim.h: $n lines, at most 600" \
+		test "$n" -le 600
+}
+
+# minimal_loop: the same ring operations as single and spsc with nothing
+# else; the difference from ptr_ring_test is the harness's cost per item.
+test_minimal() {
+	local tree=$tmp/tree-new mode p c line
+
+	read -r p c < <(sed -n 's/^# producer CPU \([0-9]*\), consumer CPU \([0-9]*\):.*/\1 \2/p' \
+		"$tmp/new.default.log")
+	if ! "$CC" -O2 -Wall -Werror -pthread -I"$tree/tools/virtio/ringtest" \
+		-DPTR_RING_H="\"$tree/include/linux/ptr_ring.h\"" \
+		-o "$tmp/minimal_loop" "$REPO/tests/ptr_ring/minimal_loop.c" >"$tmp/minimal.log" 2>&1; then
+		not_ok "minimal_loop builds" "$(cat "$tmp/minimal.log")"
+		return
+	fi
+	for mode in single spsc; do
+		[ -n "$p" ] || [ "$mode" = single ] || continue
+		line=$("$tmp/minimal_loop" "$mode" 1000000 1024 "${p:-0}" "${c:-0}")
+		rc=$?
+		check "minimal_loop $mode runs, every item in order" test "$rc" -eq 0
+		echo "# minimal_loop $line; ptr_ring_test:" \
+			"$(grep -m1 "^# $mode: ns_per_item" "$tmp/new.default.log")"
+	done
 }
 
 # Other compilers and architectures, when this machine has them.
@@ -408,6 +442,7 @@ if [ -x "$tmp/new/ptr_ring_test" ]; then
 	test_mutants
 	test_cli
 	test_kselftest
+	test_minimal
 	test_portability
 else
 	echo "# no build against the new tree: mutants, command line and kselftest checks skipped"

@@ -1,41 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Just enough of the kernel to build include/linux/ptr_ring.h, unchanged,
- * in userspace: ringtest's ptr_ring benchmark and the ptr_ring selftest
- * (tools/testing/selftests/ptr_ring) both include this file.
- *
- * The costs are meant to be the kernel's:
- *  - barrier(), cpu_relax(), smp_wmb(), READ_ONCE() and WRITE_ONCE() are
- *    those of main.h: on x86 smp_wmb() is a compiler barrier, on arm64
- *    "dmb ishst"; READ_ONCE() is a plain (volatile) load, as in a kernel
- *    built without LTO, not an acquire.
- *  - SMP_CACHE_BYTES is 64, as L1_CACHE_BYTES on x86-64 and arm64, so the
- *    struct ptr_ring layout and r->batch are the kernel's.
- *  - Allocations are cache-line aligned.  __GFP_ZERO is honoured, and
- *    anything else is poisoned as slab debugging would: a ring that
- *    forgot __GFP_ZERO sees garbage slots, as in the kernel.
- *  - KMALLOC_MAX_SIZE is x86-64's with 4K pages (4 MiB), which caps a ring
- *    at 512K entries.
- *  - Spinlocks are pthread spinlocks; there is no preempt count, no BH or
- *    IRQ disabling, and the lock calls are inlined, so the _bh, _irq and
- *    _irqsave variants cost what spin_lock() does: figures are lower
- *    bounds of the kernel's.
- *
- * ThreadSanitizer models neither volatile accesses nor standalone fences,
- * so under it READ_ONCE() and WRITE_ONCE() become acquire and release
- * atomics (stronger than the kernel's) and data_race() hides the access,
- * as KCSAN's does.  No run-time check on x86 can tell whether smp_wmb() is
- * there: x86 does not reorder stores, and neither can ThreadSanitizer.
+ * Just enough of the kernel to build include/linux/ptr_ring.h, unchanged, in
+ * userspace, for ringtest's ptr_ring and tools/testing/selftests/ptr_ring, at
+ * the kernel's costs: main.h's barriers (on arm64 smp_wmb() is "dmb ishst",
+ * READ_ONCE() a plain load), 64-byte cache lines as on x86-64 and arm64, so
+ * struct ptr_ring and r->batch are the kernel's, aligned allocations that
+ * honour __GFP_ZERO and are otherwise poisoned, as slab debugging does, and
+ * x86-64's KMALLOC_MAX_SIZE; but spinlocks with no preempt count, BH or IRQ
+ * disabling.  Under ThreadSanitizer, which models neither volatile accesses
+ * nor fences, READ_ONCE()/WRITE_ONCE() are acquire/release atomics, and
+ * data_race() hides the access, as KCSAN's does.  Nothing on x86 can tell
+ * whether smp_wmb() is there: x86 does not reorder stores.
  *
  * Define PTR_RING_H to test another copy of the header.
  */
 #ifndef PTR_RING_SHIM_H
 #define PTR_RING_SHIM_H
 
-#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "main.h"
@@ -72,10 +55,8 @@ void __tsan_ignore_thread_end(void);
 #define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELEASE)
 /* data_race(): racy by design, hidden from the sanitizer as from KCSAN */
 #define data_race(expr) ({				\
-	__auto_type __v = ({				\
-		__tsan_ignore_thread_begin();		\
-		(expr);					\
-	});						\
+	__tsan_ignore_thread_begin();			\
+	__auto_type __v = (expr);			\
 	__tsan_ignore_thread_end();			\
 	__v;						\
 })
@@ -92,59 +73,32 @@ typedef unsigned int gfp_t;
 #define __GFP_ZERO	0x100u
 #define POISON_INUSE	0x5a	/* as in include/linux/poison.h */
 
-static inline void spin_lock_init(spinlock_t *lock)
-{
-	int ret = pthread_spin_init(lock, PTHREAD_PROCESS_PRIVATE);
-
-	assert(!ret);
-}
-
-static inline void spin_lock(spinlock_t *lock)
-{
-	int ret = pthread_spin_lock(lock);
-
-	assert(!ret);
-}
-
-static inline void spin_unlock(spinlock_t *lock)
-{
-	int ret = pthread_spin_unlock(lock);
-
-	assert(!ret);
-}
-
+/* glibc's and musl's cannot fail on a valid, private lock */
+#define spin_lock_init(lock) \
+	pthread_spin_init(lock, PTHREAD_PROCESS_PRIVATE)
+#define spin_lock(lock)			pthread_spin_lock(lock)
+#define spin_unlock(lock)		pthread_spin_unlock(lock)
 #define spin_lock_bh(lock)		spin_lock(lock)
 #define spin_unlock_bh(lock)		spin_unlock(lock)
 #define spin_lock_irq(lock)		spin_lock(lock)
 #define spin_unlock_irq(lock)		spin_unlock(lock)
-#define spin_lock_irqsave(lock, flags)	do { (flags) = 0; spin_lock(lock); } while (0)
-#define spin_unlock_irqrestore(lock, flags) \
-	do { (void)(flags); spin_unlock(lock); } while (0)
-
-static inline void *kmalloc(size_t size, gfp_t gfp)
-{
-	void *p;
-
-	if (posix_memalign(&p, SMP_CACHE_BYTES, size ? size : 1))
-		return NULL;
-	memset(p, gfp & __GFP_ZERO ? 0 : POISON_INUSE, size);
-	return p;
-}
+#define spin_lock_irqsave(lock, flags)	((flags) = 0, spin_lock(lock))
+#define spin_unlock_irqrestore(lock, flags) ((void)(flags), spin_unlock(lock))
 
 static inline void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
 {
-	if (size && n > (size_t)-1 / size)
+	void *p;
+
+	if ((size && n > (size_t)-1 / size) ||
+	    posix_memalign(&p, SMP_CACHE_BYTES, n * size))
 		return NULL;
-	return kmalloc(n * size, gfp);
+	memset(p, gfp & __GFP_ZERO ? 0 : POISON_INUSE, n * size);
+	return p;
 }
 
-static inline void kfree(void *p)
-{
-	free(p);
-}
-
+#define kfree				free
 #define kvmalloc_array			kmalloc_array
-#define kvfree				kfree
+#define kvfree				free
 
 /* v6.10 and later call the _noprof allocators through alloc_hooks() */
 #define kmalloc_array_noprof		kmalloc_array

@@ -1,56 +1,73 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ptr_ring_test - check and time include/linux/ptr_ring.h in userspace, built
- * with ringtest's shims.  One KTAP case per mode, after the ring's users:
- *   single          one thread fills the ring, then drains it
- *   spsc            ptr_ring_produce() / ptr_ring_consume() (tun)
- *   batch           __ptr_ring_produce() batches under producer_lock (XDP in
- *                   tun, veth) / ptr_ring_consume_batched() (vhost-net)
- *   lockless        ptr_ring_produce() / __ptr_ring_empty(), then
- *                   __ptr_ring_consume() with no lock (page_pool, veth)
- *   lockless_batch  batches / __ptr_ring_consume_batched() with no lock (cpumap)
- *   unconsume       ptr_ring_unconsume() of a batch that only partly fits
- *   resize          ptr_ring_resize(), ptr_ring_resize_multiple(_bh)()
- * Items point to cache lines the producer writes their sequence number to;
- * the consumer reads it back.  A lost, duplicated, reordered, stale or bad
- * item fails a case at once, a stalled ring after STALL_SEC s.  The timed
- * modes print ns per item and full/empty events per repetition, then their
- * min/median/max and "ok N <mode> # perf=<ns>ns".  No preempt count, BH or
- * IRQ disabling, and inlined locks: not comparable with in-kernel figures.
+ * Check and time include/linux/ptr_ring.h in userspace with ringtest's shims,
+ * as its users produce and consume (usage[]).  Items are cache lines the
+ * producer writes the item's number to and the consumer reads back: a lost,
+ * duplicated, reordered, stale or bad item fails a case at once, a stuck
+ * ring after STALL_SEC s.  With no preempt count, BH or IRQ disabling, the
+ * figures are not comparable with in-kernel ones.
  */
 #include <getopt.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "../kselftest.h"
 #include "../../../virtio/ringtest/ptr_ring_shim.h"
 
-#define MAX_RING_SIZE	(KMALLOC_MAX_SIZE / sizeof(void *))
-#define MAX_COUNT	1000000000UL
-#define MAX_REPS	1000UL
+#define MAX_RING_SIZE	((long)(KMALLOC_MAX_SIZE / sizeof(void *)))
+#define MAX_REPS	1000
 #define STALL_SEC	3
 
 #ifndef ptr_ring_resize_multiple_bh	/* before v6.14 */
 #define ptr_ring_resize_multiple_bh	ptr_ring_resize_multiple
 #endif
 
+static const char usage[] =
+"Usage: %s [options]: check and time include/linux/ptr_ring.h (KTAP)\n"
+"  -m, --mode LIST         comma-separated, or 'all' (the default): single,\n"
+"                          spsc (tun), batch (XDP, vhost-net), lockless\n"
+"                          (page_pool, veth), lockless_batch (cpumap),\n"
+"                          unconsume, resize\n"
+"  -s, --size N            ring size in entries (default 1024, max %ld)\n"
+"  -n, --count N           items per repetition (default 1000000)\n"
+"  -b, --batch N           batch size (default 32, at most the ring size)\n"
+"  -r, --reps N            timed repetitions after a warm-up (default 5)\n"
+"  -p, --producer-cpu CPU  the producer's (default: the next-to-last allowed)\n"
+"  -c, --consumer-cpu CPU  the consumer's and one-thread modes' (default: last)\n"
+"Exit status: 0 pass, 1 failure or bad option, 4 everything skipped.\n";
+
+/* single, the timed two-thread modes, the exact cases */
 enum mode { SINGLE, SPSC, BATCH, LOCKLESS, LOCKLESS_BATCH, UNCONSUME, RESIZE,
 	    NR_MODES };
-
-static const char * const mode_names[NR_MODES] = {
+static const bool two_threads[NR_MODES] = { [SPSC ... LOCKLESS_BATCH] = true };
+static char * const mode_names[] = {	/* for getsubopt() */
 	"single", "spsc", "batch", "lockless", "lockless_batch", "unconsume",
-	"resize",
+	"resize", "all", NULL
 };
 
+/* cpu[0] produces; cpu[1] consumes, or runs the one-thread modes */
 static struct config {
-	unsigned long size, count, batch, reps;
-	int prod_cpu, cons_cpu;
+	long size, count, batch, reps, cpu[2];
 	unsigned int modes;
-} cfg = { 1024, 1000000, 32, 5, -1, -1, (1u << NR_MODES) - 1 };
+} cfg = { 1024, 1000000, 0, 5, { -1, -1 }, (1u << NR_MODES) - 1 };
+
+/* The numeric options, as the first entries of opts[] */
+static const struct {
+	long *val, min, max;
+} nums[] = {
+	{ &cfg.size, 1, MAX_RING_SIZE }, { &cfg.count, 1, 1000000000 },
+	{ &cfg.batch, 1, MAX_RING_SIZE }, { &cfg.reps, 1, MAX_REPS },
+	{ &cfg.cpu[0], 0, CPU_SETSIZE - 1 }, { &cfg.cpu[1], 0, CPU_SETSIZE - 1 },
+};
+
+static const struct option opts[] = {
+	{ "size", 1, NULL, 's' }, { "count", 1, NULL, 'n' },
+	{ "batch", 1, NULL, 'b' }, { "reps", 1, NULL, 'r' },
+	{ "producer-cpu", 1, NULL, 'p' }, { "consumer-cpu", 1, NULL, 'c' },
+	{ "mode", 1, NULL, 'm' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+};
 
 /* What the ring carries: a cache line each, as an skb or a page would be */
 struct item {
@@ -60,25 +77,20 @@ struct item {
 struct run {
 	struct ptr_ring ring;
 	enum mode mode;
-	struct item *pool;
-	unsigned long npool;
+	struct item *pool;	/* item seq is pool[seq & mask] */
+	unsigned long mask;
 	void **array;
 	/* Cleared for each repetition: handshake, the producer's results */
 	int ready ____cacheline_aligned_in_smp;
 	int stop, failed;
-	struct timespec t_start;
 	unsigned long full;
 	/* The consumer's; the watchdog watches progress */
 	unsigned long progress ____cacheline_aligned_in_smp;
-	struct timespec t_end;
+	struct timespec t_start, t_end;
 	unsigned long empty;
-	char err[200];
 };
 
-#define load(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define store(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
-
-/* Record the first error and stop the run */
+/* Print the first error and stop the run */
 static __printf(2, 3) void fail(struct run *run, const char *fmt, ...)
 {
 	va_list ap;
@@ -86,310 +98,219 @@ static __printf(2, 3) void fail(struct run *run, const char *fmt, ...)
 	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(run->err, sizeof(run->err), fmt, ap);
+	printf("# %s: FAIL: ", mode_names[run->mode]);
+	vprintf(fmt, ap);
 	va_end(ap);
-	store(run->stop, 1);
+	WRITE_ONCE(run->stop, 1);
 }
 
-static void bad_item(struct run *run, void *p, unsigned long next)
+/* @cond holds, or the run fails naming it */
+#define expect(run, cond)	((cond) || (fail(run, "expected %s\n", #cond), false))
+
+/* Produce items @seq to @end - 1, @batch per producer_lock: the next seq */
+static inline long produce(struct run *run, long seq, long end, long batch)
 {
-	uintptr_t off = (uintptr_t)p - (uintptr_t)run->pool;
-	struct item *it = p;
+	struct ptr_ring *r = &run->ring;
+	long stop = seq;
+	struct item *it;
 
-	if (off >= run->npool * sizeof(*it) || off % sizeof(*it))
-		fail(run, "item %lu: garbage pointer %p", next, p);
-	else
-		fail(run, "item %lu: got %lu: %s", next, it->seq,
-		     it == &run->pool[next % run->npool] ? "stale data, read through its pointer" :
-		     it->seq > next ? "items lost or reordered" : "item duplicated or reordered");
-}
-
-/* Check @p against sequence number @next, at pool index @idx */
-static inline bool check_item(struct run *run, void *p, unsigned long *next,
-			      unsigned long *idx)
-{
-	struct item *it = p;
-
-	if (unlikely(it != &run->pool[*idx] || it->seq != *next)) {
-		bad_item(run, p, *next);
-		return false;
-	}
-	++*next;
-	if (++*idx == run->npool)
-		*idx = 0;
-	return true;
-}
-
-static inline struct item *make_item(struct run *run, unsigned long seq,
-				     unsigned long idx)
-{
-	run->pool[idx].seq = seq;
-	return &run->pool[idx];
-}
-
-static void *single_thread(void *arg)
-{
-	unsigned long seq = 0, pidx = 0, next = 0, cidx = 0;
-	struct run *run = arg;
-	void *p;
-
-	clock_gettime(CLOCK_MONOTONIC, &run->t_start);
-	while (next < cfg.count && !load(run->stop)) {	/* see watch() */
-		while (seq < cfg.count &&
-		       !ptr_ring_produce(&run->ring, make_item(run, seq, pidx))) {
-			seq++;
-			pidx = pidx + 1 == run->npool ? 0 : pidx + 1;
+	while (seq == stop && seq < end) {	/* batch 1: ptr_ring_produce() */
+		stop = seq + batch < end ? seq + batch : end;
+		spin_lock(&r->producer_lock);
+		for (; seq < stop; seq++) {
+			it = &run->pool[seq & run->mask];
+			it->seq = seq;
+			if (__ptr_ring_produce(r, it))
+				break;
 		}
-		run->full += seq < cfg.count;
-		while (next < seq && (p = ptr_ring_consume(&run->ring)))
-			if (!check_item(run, p, &next, &cidx))
-				return NULL;
-		run->empty += next < seq;
-		store(run->progress, next);
+		spin_unlock(&r->producer_lock);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &run->t_end);
-	return NULL;
+	return seq;
 }
 
-/* ptr_ring_produce() is __ptr_ring_produce() under producer_lock: batch 1 */
+/* Consume up to @max items as the mode's consumer does, check them: how many */
+static inline int consume(struct run *run, long next, int max)
+{
+	struct ptr_ring *r = &run->ring;
+	void **a = run->array;
+	int i, n = 0;
+
+	if (run->mode == BATCH)
+		n = ptr_ring_consume_batched(r, a, max);
+	else if (run->mode == LOCKLESS_BATCH)
+		n = __ptr_ring_empty(r) ? 0 : __ptr_ring_consume_batched(r, a, max);
+	else if (run->mode != LOCKLESS)
+		n = !!(a[0] = ptr_ring_consume(r));
+	else if (!__ptr_ring_empty(r))
+		while (n < max && (a[n] = __ptr_ring_consume(r)))
+			n++;
+	for (i = 0; i < n; i++, next++) {
+		struct item *it = a[i], *want = &run->pool[next & run->mask];
+
+		if (unlikely(it != want || it->seq != next))	/* it is read if good */
+			return fail(run, "item %ld: %p, expected %p: %s\n", next, it, want,
+				    it == want ? "stale data" : "lost, repeated or bad"), 0;
+	}
+	return n;
+}
+
 static void *producer_thread(void *arg)
 {
 	struct run *run = arg;
-	struct ptr_ring *r = &run->ring;
-	unsigned long seq = 0, idx = 0, end, n = cfg.count;
-	unsigned long batch = run->mode == BATCH || run->mode == LOCKLESS_BATCH ?
+	long seq = 0, batch = run->mode == BATCH || run->mode == LOCKLESS_BATCH ?
 			      cfg.batch : 1;
 
-	while (!load(run->ready))
+	while (!READ_ONCE(run->ready) && !READ_ONCE(run->stop))
 		cpu_relax();
-	clock_gettime(CLOCK_MONOTONIC, &run->t_start);
-	while (seq < n) {
-		end = seq + batch < n ? seq + batch : n;
-		spin_lock(&r->producer_lock);
-		for (; seq < end; seq++, idx = idx + 1 == run->npool ? 0 : idx + 1)
-			if (__ptr_ring_produce(r, make_item(run, seq, idx)))
-				break;
-		spin_unlock(&r->producer_lock);
-		if (seq == end)
-			continue;
+	while (!READ_ONCE(run->stop) &&
+	       (seq = produce(run, seq, cfg.count, batch)) < cfg.count) {
 		run->full++;
-		while (ptr_ring_full(r) && !load(run->stop))
+		while (ptr_ring_full(&run->ring) && !READ_ONCE(run->stop))
 			cpu_relax();
 	}
 	return NULL;
 }
 
-/* Take what the mode's consumer takes into run->array: how many */
-static inline int take(struct run *run, void **a, int max)
-{
-	struct ptr_ring *r = &run->ring;
-	int n = 0;
-
-	switch (run->mode) {
-	case SPSC:
-		return !!(a[0] = ptr_ring_consume(r));
-	case BATCH:
-		return ptr_ring_consume_batched(r, a, max);
-	case LOCKLESS:
-		if (__ptr_ring_empty(r))
-			return 0;
-		while (n < max && (a[n] = __ptr_ring_consume(r)))
-			n++;
-		return n;
-	default:
-		return __ptr_ring_empty(r) ? 0 : __ptr_ring_consume_batched(r, a, max);
-	}
-}
-
+/* The consumer, or single: fill the ring whenever it is empty */
 static void *consumer_thread(void *arg)
 {
-	unsigned long next = 0, idx = 0, mark = 0;
 	struct run *run = arg;
-	int i, got, max = run->mode == SPSC ? 1 : cfg.batch;
+	long next = 0, seq = 0;
+	int got, max = run->mode <= SPSC ? 1 : cfg.batch;
 
-	store(run->ready, 1);
-	while (next < cfg.count) {
-		got = take(run, run->array, max);
-		for (i = 0; i < got; i++)
-			if (!check_item(run, run->array[i], &next, &idx))
-				return NULL;
-		if (next >= mark || !got) {
-			store(run->progress, next);
-			mark = next + 1024;
-		}
+	clock_gettime(CLOCK_MONOTONIC, &run->t_start);
+	WRITE_ONCE(run->ready, 1);
+	while (next < cfg.count && !READ_ONCE(run->stop)) {
+		got = consume(run, next, max);
+		next += got;
+		WRITE_ONCE(run->progress, next);
 		if (got)
 			continue;
 		run->empty++;
-		do {
-			if (load(run->stop))
-				return NULL;
+		if (run->mode == SINGLE) {	/* fill it again */
+			seq = produce(run, seq, cfg.count, 1);
+			run->full += seq < cfg.count;
+		}
+		while (run->mode != SINGLE && !READ_ONCE(run->stop) &&
+		       (run->mode >= LOCKLESS ? __ptr_ring_empty(&run->ring) :
+			ptr_ring_empty(&run->ring)))
 			cpu_relax();
-		} while (run->mode >= LOCKLESS ? __ptr_ring_empty(&run->ring) :
-			 ptr_ring_empty(&run->ring));
 	}
 	clock_gettime(CLOCK_MONOTONIC, &run->t_end);
 	return NULL;
 }
 
-/* Join @t; fail the run if the consumer makes no progress for STALL_SEC */
-static void watch(struct run *run, pthread_t t)
+/* The exact cases: @n items from @from in, or out, or the run fails */
+static bool fill(struct run *run, long from, long n)
 {
-	unsigned long seen = 0, now;
-	struct ptr_ring *r = &run->ring;
-	struct timespec ts;
-	int still = 0;
-
-	for (;;) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec++;
-		if (!pthread_timedjoin_np(t, NULL, &ts))
-			return;
-		now = load(run->progress);
-		still = now == seen ? still + 1 : 0;
-		seen = now;
-		if (still == STALL_SEC)
-			fail(run, "stalled %ds at item %lu: producer %d%s head %d%s tail %d",
-			     STALL_SEC, now, r->producer, r->queue[r->producer] ? " (set)" : "",
-			     r->consumer_head, r->queue[r->consumer_head] ? " (set)" : "",
-			     r->consumer_tail);
-		if (still == STALL_SEC + 2)
-			ksft_exit_fail_msg("%s: %s; a thread did not stop, giving up\n",
-					   mode_names[run->mode], run->err);
-	}
+	return expect(run, produce(run, from, from + n, 1) == from + n);
 }
 
-/* The deterministic cases, with known sequence numbers */
-static bool fill(struct run *run, unsigned long from, unsigned long n)
+static bool drain(struct run *run, long from, long n)
 {
 	for (; n && !run->failed; n--, from++)
-		if (ptr_ring_produce(&run->ring, make_item(run, from, from % run->npool)))
-			fail(run, "item %lu: ring full", from);
+		if (!consume(run, from, 1))
+			fail(run, "item %ld: ring empty\n", from);
 	return !run->failed;
 }
 
-static bool drain(struct run *run, unsigned long from, unsigned long n)
-{
-	unsigned long idx = from % run->npool;
-	void *p;
-
-	for (; n && !run->failed; n--) {
-		p = ptr_ring_consume(&run->ring);
-		if (!p)
-			fail(run, "item %lu: ring empty", from);
-		else
-			check_item(run, p, &from, &idx);
-	}
-	return !run->failed;
-}
-
-static unsigned long destroyed;
+static long destroyed;	/* in this case so far */
 
 static void destroy(void *p)
 {
 	destroyed++;
 }
 
-/* @n entries destroyed, and the run still good */
-static bool destroyed_ok(struct run *run, const char *what, unsigned long n)
-{
-	if (destroyed != n)
-		fail(run, "%s: %lu entries destroyed, expected %lu", what, destroyed, n);
-	destroyed = 0;
-	return !run->failed;
-}
-
 /*
- * Fill the ring, take a batch, give it back; take it again, let the
- * producer reuse what was freed, give the batch back: the oldest entries
- * no longer fit and are destroyed, the others come out first again.
+ * unconsume: fill the ring, take a batch (some of it zeroed, some not yet),
+ * let the producer reuse what was zeroed, give the batch back: the oldest
+ * entries no longer fit and are destroyed, the others come out first again.
+ * resize: shrink a full, wrapped ring (the newest entries that do not fit are
+ * destroyed), grow it, fill it, shrink it with ptr_ring_resize_multiple().
  */
-static bool unconsume_case(struct run *run)
-{
-	struct ptr_ring *r = &run->ring;
-	unsigned long n = cfg.size, b = r->batch + r->batch / 2 + 1, m = 0;
-
-	b = b < n ? b : n;		/* some zeroed, some not yet */
-	if (!fill(run, 0, n) || ptr_ring_consume_batched(r, run->array, b) != b)
-		return fail(run, "could not fill and take %lu", b), false;
-	ptr_ring_unconsume(r, run->array, b, destroy);
-	if (!destroyed_ok(run, "into free space", 0) ||
-	    ptr_ring_consume_batched(r, run->array, b) != b)
-		return fail(run, "could not take %lu again", b), false;
-	while (m < b / 2 && !ptr_ring_produce(r, make_item(run, n + m, n + m)))
-		m++;
-	ksft_print_msg("unconsume: %lu entries back into a ring of %lu, %lu reused, batch %d\n",
-		       b, n, m, r->batch);
-	ptr_ring_unconsume(r, run->array, b, destroy);
-	return destroyed_ok(run, "after reuse", m) && drain(run, m, n) &&
-	       ptr_ring_empty(r);
-}
-
-/*
- * Shrink a full ring that has wrapped: the newest entries that do not fit
- * are destroyed, oldest first; grow it and fill it; shrink it again with
- * ptr_ring_resize_multiple(_bh)().
- */
-static bool resize_case(struct run *run)
-{
-	struct ptr_ring *r = &run->ring, *rings[] = { r };
-	unsigned long n = cfg.size, c = n / 4, s = (n + 1) / 2, next = n + c;
-
-	if (!fill(run, 0, n) || !drain(run, 0, c) || !fill(run, n, c))
-		return false;
-	if (ptr_ring_resize(r, s, GFP_KERNEL, destroy) ||
-	    !destroyed_ok(run, "shrink", n - s) ||
-	    !ptr_ring_full(r))
-		return fail(run, "shrinking to %lu", s), false;
-	if (ptr_ring_resize(r, 2 * n, GFP_KERNEL, destroy) ||
-	    !destroyed_ok(run, "grow", 0) ||
-	    !fill(run, next, 2 * n - s))
-		return fail(run, "growing to %lu", 2 * n), false;
-	if (ptr_ring_resize_multiple_bh(rings, 1, n, GFP_KERNEL, destroy))
-		return fail(run, "ptr_ring_resize_multiple: out of memory"), false;
-	ksft_print_msg("resize: %lu -> %lu -> %lu -> %lu entries\n", n, s, 2 * n, n);
-	return destroyed_ok(run, "resize_multiple", n) && drain(run, c, s) &&
-	       drain(run, next, n - s) && ptr_ring_empty(r);
-}
-
 static void *case_thread(void *arg)
 {
 	struct run *run = arg;
+	struct ptr_ring *r = &run->ring, *rings[] = { r };
+	long n = cfg.size, c = n / 4, s = (n + 1) / 2, next = n + c, m = 0;
+	long b = r->batch + r->batch / 2 + 1 < n ? r->batch + r->batch / 2 + 1 : n;
+	bool ok;
 
-	if (!(run->mode == UNCONSUME ? unconsume_case(run) : resize_case(run)))
-		fail(run, "ring not empty at the end");
+	destroyed = 0;
+	if (run->mode == UNCONSUME) {
+		ok = fill(run, 0, n) &&
+		     expect(run, ptr_ring_consume_batched(r, run->array, b) == b);
+		if (ok) {
+			m = produce(run, n, n + b / 2, 1) - n;
+			ksft_print_msg("unconsume: %ld entries back, %ld reused, r->batch %d\n",
+				       b, m, r->batch);
+			ptr_ring_unconsume(r, run->array, b, destroy);
+		}
+		ok = ok && expect(run, destroyed == m) && drain(run, m, n);
+	} else {
+		ok = fill(run, 0, n) && drain(run, 0, c) && fill(run, n, c) &&
+		     expect(run, !ptr_ring_resize(r, s, GFP_KERNEL, destroy)) &&
+		     expect(run, destroyed == n - s) && expect(run, ptr_ring_full(r)) &&
+		     expect(run, !ptr_ring_resize(r, 2 * n, GFP_KERNEL, destroy)) &&
+		     expect(run, destroyed == n - s) && fill(run, next, 2 * n - s) &&
+		     expect(run, !ptr_ring_resize_multiple_bh(rings, 1, n, GFP_KERNEL, destroy)) &&
+		     expect(run, destroyed == 2 * n - s) && drain(run, c, s) &&
+		     drain(run, next, n - s);
+	}
+	if (ok && !ptr_ring_empty(r))
+		fail(run, "ring not empty at the end\n");
 	return NULL;
 }
 
 /* One run of a mode, in threads the watchdog watches: false if it failed */
 static bool run_once(struct run *run)
 {
-	bool one = run->mode == SINGLE || run->mode >= UNCONSUME;
-	void *(*fn[2])(void *) = { consumer_thread, producer_thread };
-	int i, ret = 0, cpu[2] = { one ? cfg.prod_cpu : cfg.cons_cpu, cfg.prod_cpu };
+	void *(*fn[2])(void *) = { producer_thread,
+				   run->mode < UNCONSUME ? consumer_thread : case_thread };
+	int i, first = !two_threads[run->mode], ret = 0, still = 0;
+	struct ptr_ring *r = &run->ring;
+	unsigned long seen;
 	pthread_attr_t attr;
+	struct timespec ts;
 	pthread_t t[2];
 	cpu_set_t set;
 
-	if (one)
-		fn[0] = run->mode == SINGLE ? single_thread : case_thread;
-	if (ptr_ring_init(&run->ring, cfg.size, GFP_KERNEL))
-		return fail(run, "ptr_ring_init: out of memory"), false;
+	if (ptr_ring_init(r, cfg.size, GFP_KERNEL))
+		return fail(run, "ptr_ring_init: out of memory\n"), false;
 	memset(&run->ready, 0, sizeof(*run) - offsetof(struct run, ready));
-	for (i = 0; i < 2 - one && !ret; i++) {
+	for (i = first; i < 2 && !ret; i++) {
 		CPU_ZERO(&set);
-		CPU_SET(cpu[i], &set);
+		CPU_SET(cfg.cpu[i], &set);
 		pthread_attr_init(&attr);
 		ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ?:
 		      pthread_create(&t[i], &attr, fn[i], run);
 		pthread_attr_destroy(&attr);
 	}
 	if (ret) {
-		fail(run, "pthread_create: %s", strerror(ret));
+		fail(run, "pthread_create: %s\n", strerror(ret));
 		i--;
 	}
-	while (i--)
-		watch(run, t[i]);
-	ptr_ring_cleanup(&run->ring, NULL);
+	/*
+	 * Join them.  No progress for STALL_SEC s fails the run if the ring is
+	 * stuck (full to the producer, empty to the consumer), for 10 times as
+	 * long in any case: a busy machine may not run a thread for seconds.
+	 */
+	while (i > first) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec++;
+		seen = READ_ONCE(run->progress);
+		if (!pthread_timedjoin_np(t[i - 1], NULL, &ts))
+			i--;
+		else if (READ_ONCE(run->progress) != seen)
+			still = 0;
+		else if (++still > STALL_SEC && run->failed)
+			ksft_exit_fail_msg("%s: a thread did not stop\n", mode_names[run->mode]);
+		else if (still == 10 * STALL_SEC || (still == STALL_SEC && /* racy: it is still */
+			 data_race(r->queue[r->producer] && !r->queue[r->consumer_head])))
+			fail(run, "stalled at item %lu: producer %d head %d tail %d\n", seen,
+			     r->producer, r->consumer_head, r->consumer_tail);
+	}
+	ptr_ring_cleanup(r, NULL);
 	return !run->failed;
 }
 
@@ -400,248 +321,165 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Warm-up, then cfg.reps timed runs: the median ns per item, or -1 */
-static double run_timed(struct run *run, const char *name)
-{
-	unsigned long rep, full = 0, empty = 0, reps = cfg.reps;
-	double ns[MAX_REPS + 1], med;
-
-	for (rep = 0; rep <= reps; rep++) {
-		if (!run_once(run))
-			return -1;
-		ns[rep] = ((run->t_end.tv_sec - run->t_start.tv_sec) * 1e9 +
-			   run->t_end.tv_nsec - run->t_start.tv_nsec) / cfg.count;
-		ksft_print_msg("%s: %s %lu ns_per_item %.3f full %lu empty %lu\n",
-			       name, rep ? "rep" : "warm-up", rep, ns[rep],
-			       run->full, run->empty);
-		full += rep ? run->full : 0;
-		empty += rep ? run->empty : 0;
-	}
-	qsort(ns + 1, reps, sizeof(ns[0]), cmp_double);
-	med = (ns[1 + reps / 2] + ns[1 + (reps - 1) / 2]) / 2;
-	ksft_print_msg("%s: ns_per_item min %.3f median %.3f max %.3f reps %lu",
-		       name, ns[1], med, ns[reps], reps);
-	printf(" full %lu empty %lu\n", full, empty);
-	return med;
-}
-
+/* A case; the timed modes: a warm-up, then cfg.reps timed repetitions */
 static void run_mode(struct run *run, enum mode mode)
 {
+	long rep, reps = mode < UNCONSUME ? cfg.reps : 0;
 	const char *name = mode_names[mode];
-	double ns = 0;
+	double ns[MAX_REPS + 1];
 
-	if (mode != SINGLE && mode < UNCONSUME && cfg.prod_cpu == cfg.cons_cpu) {
+	if (two_threads[mode] && cfg.cpu[0] == cfg.cpu[1]) {
 		ksft_test_result_skip("%s: needs two CPUs, only one is usable\n", name);
 		return;
 	}
 	run->mode = mode;
-	if (mode < UNCONSUME)
-		ns = run_timed(run, name);
-	else
-		run_once(run);
+	for (rep = 0; rep <= reps && run_once(run) && mode < UNCONSUME; rep++) {
+		ns[rep] = ((run->t_end.tv_sec - run->t_start.tv_sec) * 1e9 +
+			   run->t_end.tv_nsec - run->t_start.tv_nsec) / cfg.count;
+		ksft_print_msg("%s: %s %ld ns_per_item %.3f full %lu empty %lu\n", name,
+			       rep ? "rep" : "warm-up", rep, ns[rep], run->full, run->empty);
+	}
 	if (run->failed) {
-		ksft_print_msg("%s: FAIL: %s\n", name, run->err);
 		ksft_test_result_fail("%s\n", name);
-	} else if (mode < UNCONSUME) {
-		ksft_test_result_pass("%s # perf=%.3fns\n", name, ns);
-	} else {
+	} else if (mode >= UNCONSUME) {
 		ksft_test_result_pass("%s\n", name);
+	} else {
+		qsort(ns + 1, reps, sizeof(ns[0]), cmp_double);
+		ns[0] = (ns[1 + reps / 2] + ns[1 + (reps - 1) / 2]) / 2;
+		ksft_print_msg("%s: ns_per_item min %.3f median %.3f max %.3f reps %ld\n",
+			       name, ns[1], ns[0], ns[reps], reps);
+		ksft_test_result_pass("%s # perf=%.3fns\n", name, ns[0]);
 	}
 }
 
-/* How two CPUs relate, from sysfs (in a VM: as the hypervisor says) */
-static const char *relation(int a, int b)
+/* A CPU's topology ID from sysfs (in a VM: as the hypervisor says), or -1 */
+static long topology_id(long cpu, const char *what)
 {
-	static const char * const what[] = { "physical_package_id", "core_id" };
-	long v[4] = { -1, -1, -1, -1 };
 	char path[96];
+	long v = -1;
 	FILE *f;
-	int i;
 
-	for (i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s",
-			 i & 1 ? b : a, what[i / 2]);
-		f = fopen(path, "r");
-		if (f && fscanf(f, "%ld", &v[i]) != 1)
-			v[i] = -1;
-		if (f)
-			fclose(f);
-	}
-	if (v[0] < 0 || v[1] < 0)
-		return "topology unknown";
-	if (v[0] != v[1])
-		return "different packages";
-	return v[2] == v[3] ? "same core (SMT siblings)" : "same package, different cores";
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/topology/%s", cpu, what);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
 }
-
-static const char *prog = "ptr_ring_test";
 
 #define bad_option(fmt, ...) do {					\
-	fprintf(stderr, "%s: " fmt "\nTry '%s --help'.\n", prog,	\
-		##__VA_ARGS__, prog);					\
+	fprintf(stderr, "%s: " fmt "\nTry '%s --help'.\n",		\
+		program_invocation_name, ##__VA_ARGS__,			\
+		program_invocation_name);				\
 	exit(KSFT_FAIL);						\
 } while (0)
 
-static unsigned long num(const char *opt, const char *arg, unsigned long min,
-			 unsigned long max)
-{
-	unsigned long long val;
-	char *end;
-
-	errno = 0;
-	val = strtoull(arg, &end, 10);
-	if (*arg < '0' || *arg > '9' || *end)
-		bad_option("%s: '%s' is not a decimal number", opt, arg);
-	if (errno || val < min || val > max)
-		bad_option("%s: %s is out of range (%lu to %lu)", opt, arg, min, max);
-	return val;
-}
-
-static unsigned int parse_modes(char *arg)
-{
-	unsigned int modes = 0;
-	char *tok, *save;
-	int i;
-
-	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < NR_MODES && strcmp(tok, mode_names[i]); i++)
-			;
-		if (i == NR_MODES && strcmp(tok, "all"))
-			bad_option("--mode: unknown mode '%s' (see --help)", tok);
-		modes |= i == NR_MODES ? (1u << NR_MODES) - 1 : 1u << i;
-	}
-	if (!modes)
-		bad_option("--mode: names no mode");
-	return modes;
-}
-
-static const char usage[] =
-"Usage: %s [options]: check and time include/linux/ptr_ring.h (KTAP)\n"
-"  -m, --mode LIST         comma-separated modes or 'all' (default): single\n"
-"                          spsc batch lockless lockless_batch unconsume resize\n"
-"  -s, --size N            ring size in entries (default 1024, max %lu)\n"
-"  -n, --count N           items per repetition (default 1000000)\n"
-"  -b, --batch N           batch size (default 32, at most the ring size)\n"
-"  -r, --reps N            timed repetitions after a warm-up (default 5)\n"
-"  -p, --producer-cpu CPU  the producer's and single's CPU (default: the\n"
-"                          next-to-last CPU this task may use)\n"
-"  -c, --consumer-cpu CPU  the consumer's CPU (default: the last one)\n"
-"Exit status: 0 pass, 1 failure or bad option, 4 everything skipped.\n";
-
 static void parse_args(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "mode", 1, NULL, 'm' }, { "size", 1, NULL, 's' },
-		{ "count", 1, NULL, 'n' }, { "batch", 1, NULL, 'b' },
-		{ "reps", 1, NULL, 'r' }, { "producer-cpu", 1, NULL, 'p' },
-		{ "consumer-cpu", 1, NULL, 'c' }, { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	bool batch_set = false;
-	const char *name;
-	int opt, *cpu;
+	static const char numeric[] = "snbrpc";		/* as in opts[] */
+	char *o, *end;
+	long long val;
 	cpu_set_t set;
+	int opt, i;
 
-	if (sched_getaffinity(0, sizeof(set), &set))
-		bad_option("sched_getaffinity: %s", strerror(errno));
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":m:s:n:b:r:p:c:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":s:n:b:r:p:c:m:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
-			cfg.modes = parse_modes(optarg);
-			break;
-		case 's':
-			cfg.size = num("--size", optarg, 1, MAX_RING_SIZE);
-			break;
-		case 'n':
-			cfg.count = num("--count", optarg, 1, MAX_COUNT);
-			break;
-		case 'b':
-			cfg.batch = num("--batch", optarg, 1, MAX_RING_SIZE);
-			batch_set = true;
-			break;
-		case 'r':
-			cfg.reps = num("--reps", optarg, 1, MAX_REPS);
-			break;
-		case 'p':
-		case 'c':
-			name = opt == 'p' ? "--producer-cpu" : "--consumer-cpu";
-			cpu = opt == 'p' ? &cfg.prod_cpu : &cfg.cons_cpu;
-			*cpu = num(name, optarg, 0, CPU_SETSIZE - 1);
-			if (!CPU_ISSET(*cpu, &set))
-				bad_option("%s: CPU %d is not online or not allowed",
-					   name, *cpu);
+			for (cfg.modes = 0; *optarg; ) {
+				i = getsubopt(&optarg, mode_names, &o);
+				if (i < 0)
+					bad_option("--mode: unknown mode '%s' (see --help)", o);
+				cfg.modes |= i == NR_MODES ? (1u << NR_MODES) - 1 : 1u << i;
+			}
+			if (!cfg.modes)
+				bad_option("--mode: names no mode");
 			break;
 		case 'h':
-			printf(usage, prog, MAX_RING_SIZE);
+			printf(usage, program_invocation_name, MAX_RING_SIZE);
 			exit(KSFT_PASS);
 		case ':':
 			bad_option("option '%s' needs a value", argv[optind - 1]);
 		default:
-			bad_option("unknown option '%s'", argv[optind - 1]);
+			o = strchr(numeric, opt);
+			if (!o)
+				bad_option("unknown option '%s'", argv[optind - 1]);
+			i = o - numeric;
+			errno = 0;
+			val = strtoll(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end)
+				bad_option("--%s: '%s' is not a decimal number",
+					   opts[i].name, optarg);
+			if (errno || val < nums[i].min || val > nums[i].max)
+				bad_option("--%s: %s is out of range (%ld to %ld)", opts[i].name,
+					   optarg, nums[i].min, nums[i].max);
+			*nums[i].val = val;
 		}
 	}
 	if (optind < argc)
 		bad_option("unexpected argument '%s'", argv[optind]);
-	if (cfg.batch > cfg.size && batch_set)
-		bad_option("--batch: %lu is larger than the ring size %lu",
-			   cfg.batch, cfg.size);
-	cfg.batch = cfg.batch < cfg.size ? cfg.batch : cfg.size;
-	if (cfg.prod_cpu >= 0 && cfg.prod_cpu == cfg.cons_cpu)
-		bad_option("--producer-cpu and --consumer-cpu must differ (both %d)",
-			   cfg.prod_cpu);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		bad_option("sched_getaffinity: %s", strerror(errno));
+	for (i = 0; i < 2; i++)
+		if (cfg.cpu[i] >= 0 && !CPU_ISSET(cfg.cpu[i], &set))
+			bad_option("--%s: CPU %ld is not online or not allowed",
+				   opts[4 + i].name, cfg.cpu[i]);
+	if (cfg.batch > cfg.size)
+		bad_option("--batch: %ld is larger than the ring size %ld", cfg.batch, cfg.size);
+	if (!cfg.batch)
+		cfg.batch = cfg.size < 32 ? cfg.size : 32;
+	if (cfg.cpu[0] >= 0 && cfg.cpu[0] == cfg.cpu[1])
+		bad_option("--producer-cpu and --consumer-cpu must differ (both %ld)", cfg.cpu[0]);
 	/* The last CPUs we may use, away from CPU0's interrupts if we can */
 	for (opt = CPU_SETSIZE - 1; opt >= 0; opt--) {
-		if (!CPU_ISSET(opt, &set) || opt == cfg.prod_cpu || opt == cfg.cons_cpu)
-			continue;
-		if (cfg.cons_cpu < 0)
-			cfg.cons_cpu = opt;
-		else if (cfg.prod_cpu < 0)
-			cfg.prod_cpu = opt;
+		i = cfg.cpu[1] < 0;
+		if (cfg.cpu[i] < 0 && CPU_ISSET(opt, &set) && opt != cfg.cpu[!i])
+			cfg.cpu[i] = opt;
 	}
-	if (cfg.prod_cpu < 0)		/* one CPU: no two-thread modes */
-		cfg.prod_cpu = cfg.cons_cpu;
-	if (cfg.cons_cpu < 0)
-		cfg.cons_cpu = cfg.prod_cpu;
+	for (i = 0; i < 2; i++)		/* one CPU: no two-thread modes */
+		cfg.cpu[i] = cfg.cpu[i] < 0 ? cfg.cpu[!i] : cfg.cpu[i];
 }
-
-static struct run the_run;
 
 int main(int argc, char **argv)
 {
-	int mode;
+	static struct run the_run;
+	struct run *run = &the_run;
+	long id[4];
+	int i;
 
-	if (argc > 0 && argv[0])
-		prog = argv[0];
 	parse_args(argc, argv);
-
 	ksft_print_header();
 	ksft_set_plan(__builtin_popcount(cfg.modes));
 	/* Items are reused after 4 ring sizes (more than the ring and a batch
 	 * hold), but not under ThreadSanitizer: it cannot see that zeroing a
 	 * slot orders the consumer's reads before the reuse (data_race()).
 	 */
-	the_run.npool = 4 * cfg.size;
+	while (run->mask < 4 * cfg.size - 1)
+		run->mask = 2 * run->mask + 1;
 #if defined(__SANITIZE_THREAD__) || __has_feature(thread_sanitizer)
-	the_run.npool = the_run.npool > cfg.count ? the_run.npool : cfg.count;
+	while (run->mask < cfg.count - 1)
+		run->mask = 2 * run->mask + 1;
 #endif
-	the_run.pool = aligned_alloc(SMP_CACHE_BYTES, the_run.npool * sizeof(*the_run.pool));
-	the_run.array = calloc(cfg.size, sizeof(void *));
-	if (!the_run.pool || !the_run.array || ptr_ring_init(&the_run.ring, cfg.size, GFP_KERNEL))
+	run->pool = aligned_alloc(SMP_CACHE_BYTES, (run->mask + 1) * sizeof(*run->pool));
+	run->array = calloc(cfg.size, sizeof(void *));
+	if (!run->pool || !run->array)
 		ksft_exit_fail_msg("out of memory\n");
-	ksft_print_msg("size %lu (r->batch %d) count %lu batch %lu reps %lu\n",
-		       cfg.size, the_run.ring.batch, cfg.count, cfg.batch, cfg.reps);
-	ptr_ring_cleanup(&the_run.ring, NULL);
-	if (cfg.prod_cpu != cfg.cons_cpu)
-		ksft_print_msg("producer CPU %d, consumer CPU %d: %s\n", cfg.prod_cpu,
-			       cfg.cons_cpu, relation(cfg.prod_cpu, cfg.cons_cpu));
-	for (mode = 0; mode < NR_MODES; mode++)
-		if (cfg.modes & (1u << mode))
-			run_mode(&the_run, mode);
+	ksft_print_msg("size %ld count %ld batch %ld reps %ld\n",
+		       cfg.size, cfg.count, cfg.batch, cfg.reps);
+	for (i = 0; i < 4; i++)		/* the CPUs' packages, then their cores */
+		id[i] = topology_id(cfg.cpu[i & 1], i < 2 ? "physical_package_id" : "core_id");
+	if (cfg.cpu[0] != cfg.cpu[1])
+		ksft_print_msg("producer CPU %ld, consumer CPU %ld: %s\n", cfg.cpu[0], cfg.cpu[1],
+			       id[0] < 0 || id[1] < 0 ? "topology unknown" :
+			       id[0] != id[1] ? "different packages" :
+			       id[2] == id[3] ? "same core (SMT siblings)" :
+			       "same package, different cores");
+	for (i = 0; i < NR_MODES; i++)
+		if (cfg.modes & (1u << i))
+			run_mode(run, i);
 
-	if (ksft_get_fail_cnt())
-		ksft_exit_fail();
-	if (!ksft_get_pass_cnt()) {
+	if (!ksft_get_pass_cnt() && !ksft_get_fail_cnt()) {
 		ksft_print_cnts();
 		exit(KSFT_SKIP);
 	}
