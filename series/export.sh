@@ -9,8 +9,9 @@
 #                   'vmtest/vmtest.sh -t current --stop-after fetch' says)
 #   --results FILE  text for the cover letter's results table
 #   --git DIR       keep the repository the patches come from in DIR (a
-#                   bare one: base commit, then one commit per patch on
-#                   branch 'series'), e.g. to build each step
+#                   bare one: a base commit of the tree's files that the
+#                   series touches, then one commit per patch on branch
+#                   'series')
 #
 # The patches are signed off by your git identity (git var
 # GIT_COMMITTER_IDENT, as 'git format-patch -s' would). The tree is only
@@ -24,7 +25,7 @@ repo=$(dirname "$series")
 
 usage()
 {
-	sed -n '3,18p' "$self" | cut -c3- >&2
+	sed -n '3,19p' "$self" | cut -c3- >&2
 	exit 2
 }
 

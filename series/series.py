@@ -264,9 +264,14 @@ def build(gitdir, ksrc, base_name):
         return run(['git'] + list(args), env=env, input=data).stdout
 
     run(['git', 'init', '-q', '--bare', gitdir])
-    # The pristine tree as it is, ignored files included: .gitignore
-    # rules of the tree must not drop source files from the base.
-    git('--work-tree=' + ksrc, 'add', '-A', '-f', '.')
+    # The base holds the pristine files the patches touch, ignored ones
+    # included (a tree's .gitignore must not drop a source file): the
+    # patches, their diffstat and the applied tree's series paths are
+    # what the whole tree would give, and hashing the whole tree took
+    # minutes.
+    touched = sorted(set(p for patch in series for p, _ in patch.files
+                         if os.path.lexists(os.path.join(ksrc, p))))
+    git('--work-tree=' + ksrc, 'add', '-f', '--', *touched)
     head = git('commit-tree', git('write-tree').decode().strip(), '-m',
                base_name).decode().strip()
     base = head
