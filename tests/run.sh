@@ -13,7 +13,9 @@
 #          tree, 100 module loads in it, a leaking module caught by
 #          kmemleak (run it before resolving an issue that touches them);
 #          and the arm64 target end to end (a cross-built kernel booted
-#          under full emulation: about 20 minutes cold)
+#          under full emulation: about 20 minutes cold); and each
+#          patch's module built at W=1 against the built 7.x kernel
+#          (series_build; SERIES_KDIR names another built kernel)
 
 set -u
 self=$(realpath "$0")
@@ -32,12 +34,13 @@ module ci 2400
 figures ci 1500
 vm ci 2400
 soak all 5400
-arm64 all 3600'
+arm64 all 3600
+series_build all 1800'
 
 tier=ci
 case ${1:-} in
 --tier) tier=${2:-}; shift 2 ;;
--h | --help) sed -n '3,17p' "$self" | cut -c3-; exit 0 ;;
+-h | --help) sed -n '3,19p' "$self" | cut -c3-; exit 0 ;;
 esac
 case $tier in
 quick) tiers='quick' ;;
