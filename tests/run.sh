@@ -25,11 +25,11 @@ cd "$(dirname "$self")" || exit 1
 # group that needs one (module).
 PLAN='static quick 900
 lay_series quick 300
-runner quick 300
+runner quick 600
 ptr_ring quick 1200
 compare quick 900
 driver quick 600
-series quick 900
+series quick 1500
 module ci 2400
 figures ci 1500
 vm ci 2400
