@@ -3,14 +3,17 @@
 # Export the series as git format-patch files, against a pristine kernel
 # tree: OUTDIR/0000-cover-letter.patch, 0001-....patch, ...
 #
-# usage: series/export.sh OUTDIR [--tree DIR] [--results FILE] [--git DIR]
+# usage: series/export.sh OUTDIR [--tree DIR] [--results JOB]... [--git DIR]
 #   --tree DIR      the pristine tree (default: the newest Debian
 #                   linux-source the runner unpacked, as
 #                   'vmtest/vmtest.sh -t current --stop-after fetch' says)
-#   --results FILE  text for the cover letter's results table
+#   --results JOB   a vmtest.sh job directory (e.g. CACHE/jobs/current),
+#                   whose figures fill the cover letter's results table
+#                   (series/results.py; repeat for one column per run)
 #   --git DIR       keep the repository the patches come from in DIR (a
-#                   bare one: base commit, then one commit per patch on
-#                   branch 'series'), e.g. to build each step
+#                   bare one: a base commit of the tree's files that the
+#                   series touches, then one commit per patch on branch
+#                   'series')
 #
 # The patches are signed off by your git identity (git var
 # GIT_COMMITTER_IDENT, as 'git format-patch -s' would). The tree is only
@@ -24,15 +27,16 @@ repo=$(dirname "$series")
 
 usage()
 {
-	sed -n '3,18p' "$self" | cut -c3- >&2
+	sed -n '3,21p' "$self" | cut -c3- >&2
 	exit 2
 }
 
-out='' tree='' results='' keep=''
+out='' tree='' keep=''
+results=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:?}; shift 2 ;;
-	--results) results=${2:?}; shift 2 ;;
+	--results) results+=("${2:?}"); shift 2 ;;
 	--git) keep=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	-*) echo "export.sh: unknown option $1" >&2; usage ;;
@@ -40,6 +44,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$out" ] || usage
+# The table first: a job that cannot give one stops the export early.
+table='(no run given: export with --results JOB to fill this table)'
+if [ ${#results[@]} -gt 0 ]; then
+	table=$(python3 "$series/results.py" "${results[@]}")
+fi
 
 if [ -z "$tree" ]; then
 	# Only unpacks the source (cached after the first time); builds nothing.
@@ -94,14 +103,12 @@ git --git-dir="$gitdir" -c format.useAutoBase=false -c core.abbrev=12 \
 	--subject-prefix="PATCH net-next" "$base_commit..series"
 
 python3 - "$out/0000-cover-letter.patch" "$series/cover-letter.txt" \
-	"$base" "$results" <<'EOF'
+	"$base" "$table" <<'EOF'
 import sys
-cover, template, base, results = sys.argv[1:]
+cover, template, base, res = sys.argv[1:]
 with open(template, encoding='utf-8') as f:
     subject, _, blurb = f.read().partition('\n\n')
 subject = subject.replace('Subject: ', '', 1)
-res = ('(no run given: export with --results FILE to fill this table)'
-       if not results else open(results, encoding='utf-8').read().strip('\n'))
 blurb = blurb.replace('@BASE@', base).replace('@RESULTS@', res).strip('\n')
 with open(cover, encoding='utf-8') as f:
     text = f.read()

@@ -25,6 +25,7 @@ and the source (often a hard-link farm or a cache) is never written.
 
 import argparse
 import glob
+import hashlib
 import os
 import re
 import subprocess
@@ -264,9 +265,14 @@ def build(gitdir, ksrc, base_name):
         return run(['git'] + list(args), env=env, input=data).stdout
 
     run(['git', 'init', '-q', '--bare', gitdir])
-    # The pristine tree as it is, ignored files included: .gitignore
-    # rules of the tree must not drop source files from the base.
-    git('--work-tree=' + ksrc, 'add', '-A', '-f', '.')
+    # The base holds the pristine files the patches touch, ignored ones
+    # included (a tree's .gitignore must not drop a source file): the
+    # patches, their diffstat and the applied tree's series paths are
+    # what the whole tree would give, and hashing the whole tree took
+    # minutes.
+    touched = sorted(set(p for patch in series for p, _ in patch.files
+                         if os.path.lexists(os.path.join(ksrc, p))))
+    git('--work-tree=' + ksrc, 'add', '-f', '--', *touched)
     head = git('commit-tree', git('write-tree').decode().strip(), '-m',
                base_name).decode().strip()
     base = head
@@ -296,6 +302,32 @@ def build(gitdir, ksrc, base_name):
     print(base)
 
 
+def key():
+    """A digest of what an export's patches are made of: the patch files,
+    the commits their Steps name, the series files (content and mode) and
+    the code that turns them into commits. The runner exports once per
+    key; computing it reads no kernel tree."""
+    h = hashlib.sha256()
+    history = History()
+    for patch in patches():
+        with open(patch.path, 'rb') as f:
+            h.update(f.read())
+        for step in patch.steps:
+            try:
+                h.update((history.commit(step) or step).encode())
+            except LookupError:
+                # The export says why; the key only has to differ.
+                h.update(step.encode())
+    for p in sorted(lay_series.series_files(REPO)):
+        data, mode = project_file(p)
+        h.update(('%s %s %d\0' % (p, mode, len(data))).encode() + data)
+    for code in (__file__, os.path.join(SERIES_DIR, 'export.sh'),
+                 lay_series.__file__):
+        with open(code, 'rb') as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -306,6 +338,7 @@ def main():
     c = sub.add_parser('check', help='every series file carried')
     c.add_argument('ksrc')
     sub.add_parser('paths', help='the series paths of the kernel tree')
+    sub.add_parser('key', help='a digest of what the patches are made of')
     args = ap.parse_args()
     if args.cmd == 'build':
         build(os.path.abspath(args.gitdir), os.path.abspath(args.ksrc),
@@ -315,6 +348,8 @@ def main():
         for p in problems:
             print(p)
         sys.exit(1 if problems else 0)
+    elif args.cmd == 'key':
+        print(key())
     else:
         # Files the patches write, merges included (MAINTAINERS etc.)
         for p in sorted(set(p for patch in patches() for p, _ in

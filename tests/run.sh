@@ -13,7 +13,9 @@
 #          tree, 100 module loads in it, a leaking module caught by
 #          kmemleak (run it before resolving an issue that touches them);
 #          and the arm64 target end to end (a cross-built kernel booted
-#          under full emulation: about 20 minutes cold)
+#          under full emulation: about 20 minutes cold); and each
+#          patch's module built at W=1 against the built 7.x kernel
+#          (series_build; SERIES_KDIR names another built kernel)
 
 set -u
 self=$(realpath "$0")
@@ -23,22 +25,23 @@ cd "$(dirname "$self")" || exit 1
 # group that needs one (module).
 PLAN='static quick 900
 lay_series quick 300
-runner quick 300
+runner quick 600
 ptr_ring quick 1200
 compare quick 900
 driver quick 600
-series quick 900
+series quick 1500
 module ci 2400
 figures ci 1500
 vm ci 2400
 soak all 5400
 nipa all 3600
-arm64 all 3600'
+arm64 all 3600
+series_build all 1800'
 
 tier=ci
 case ${1:-} in
 --tier) tier=${2:-}; shift 2 ;;
--h | --help) sed -n '3,17p' "$self" | cut -c3-; exit 0 ;;
+-h | --help) sed -n '3,19p' "$self" | cut -c3-; exit 0 ;;
 esac
 case $tier in
 quick) tiers='quick' ;;

@@ -3,7 +3,9 @@
 # Laying the series over a tree: on a small fake kernel tree, check that
 # the series' files arrive, upstream files of an owned directory go, the
 # MAINTAINERS entries, TARGETS and toctree entries are merged in order,
-# a second lay changes nothing, and the source tree is never written.
+# a second lay changes nothing, and the source tree is never written
+# (the distro target's tree is made this way; --targets, which the
+# patched trees use, lays nothing).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -86,6 +88,16 @@ lay()
 	python3 "$REPO/vmtest/lib/lay_series.py" --series "$series" --farm "$farm"
 }
 
+snap()
+{
+	(cd "$farm" && find . -type f -printf '%p %i %s %T@\n' | sort | sha256sum)
+}
+
+# --targets: what the runner's patched trees need, with nothing laid.
+unlaid=$(snap)
+targets=$(python3 "$REPO/vmtest/lib/lay_series.py" --series "$series" --targets)
+check "--targets prints the targets ($targets)" test "$targets" = "net/bench ptr_ring"
+check "--targets lays nothing" test "$unlaid" = "$(snap)"
 targets=$(lay)
 if [ "$targets" = "net/bench ptr_ring" ]; then
 	ok "lay_series reports the series' selftest targets"
@@ -156,10 +168,6 @@ Networking
    phy
 EOM
 
-snap()
-{
-	(cd "$farm" && find . -type f -printf '%p %i %s %T@\n' | sort | sha256sum)
-}
 first=$(snap)
 lay >/dev/null
 check "laying the series twice changes nothing" test "$first" = "$(snap)"

@@ -3,12 +3,13 @@
 # One stage of the runner, with its libraries as vmtest.sh uses them, for
 # the runner's tests (stand-ins from tests/runner/bin come first in PATH).
 #
-# usage: stage.sh step|stepfn|boot|judge JOBDIR
+# usage: stage.sh step|stepfn|boot|judge|export JOBDIR
 #   step   a build step running 'make'
 #   stepfn a build step running a shell function that runs 'make' (the
 #          runner's make_config and make_farm are functions)
 #   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
 #   judge  judge_vm of JOBDIR's console.log, rc and kmemleak files
+#   export export_series against SERIES_BASE into JOBDIR/patches
 # FAKE_TARGET (default current) names the target whose architecture the
 # guest has. Prints 'rc=N boots=N' at the end.
 
@@ -23,13 +24,16 @@ VMTEST_DIR=$(dirname "$(dirname "$TESTS_RUNNER")")/vmtest
 . "$VMTEST_DIR/lib/initramfs.sh"
 # shellcheck source=../../vmtest/lib/vm.sh
 . "$VMTEST_DIR/lib/vm.sh"
+# shellcheck source=../../vmtest/lib/tree.sh
+. "$VMTEST_DIR/lib/tree.sh"
 
 job=$2
 export BOOT_MARKER PATH=$TESTS_RUNNER/bin:$PATH
 # Read by vm.sh, which vmtest.sh sets from its options.
 # shellcheck disable=SC2034
 DETERMINISTIC=0 DEBUG=0 SHELL_MODE=${SHELL_MODE:-0} VM_CPUS=2 VM_MEM=1G \
-	VM_TIMEOUT=${VM_TIMEOUT:-30} VMTEST_CACHE=$job
+	VM_TIMEOUT=${VM_TIMEOUT:-30} VMTEST_CACHE=$job VMTEST_LOGS=$job
+VMTEST_SERIES=$(dirname "$VMTEST_DIR")
 target_arch "${FAKE_TARGET:-current}"
 GUEST_ROOT=${GUEST_ROOT:-$job/root}
 own_processes
@@ -41,6 +45,7 @@ stepfn)
 	;;
 boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
 judge) judge_vm 0 "$job" ;;
+export) step "exporting" "$job/export.log" export_series "$SERIES_BASE" "$job/patches" ;;
 *) die "unknown stage '$1'" ;;
 esac
 echo "rc=$? boots=$(cat "$job/boots" 2>/dev/null || echo 0)"

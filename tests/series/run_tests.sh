@@ -6,7 +6,9 @@
 # source; checkpatch.pl --strict finds nothing in a patch that its notes
 # do not explain; the applied tree's series paths are what the runner's
 # lay-over makes of the project's files; get_maintainer.pl names the
-# page_pool, virtio and kselftest maintainers. No kernel is built.
+# page_pool, virtio and kselftest maintainers; the cover letter's results
+# table comes from runner jobs (canned here); series.py key follows the
+# series, not the tooling. No kernel is built.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -67,6 +69,71 @@ expect_grep "the cover letter has a diffstat" "$cover" \
 expect_grep "the cover letter names the base's version" "$cover" \
 	'^Base: Linux 7\.[0-9]+\.[0-9]+'
 expect_no_grep "no invented base-commit" "$cover" '^base-commit:'
+expect_grep "without --results the table says how to fill it" "$cover" \
+	'^\(no run given: export with --results JOB'
+
+# The results table from canned runner jobs: one TCG run of the current
+# target (a pass, a skip, a failure), one -icount run of another kernel.
+job()
+{
+	local dir=$work/jobs/$1
+
+	mkdir -p "$dir/ktap"
+	echo "target=$1 result=$2 rc=0 seconds=60 accel=$3 job=$dir" >"$dir/result"
+	printf '[    0.5] booting\nvmtest-guest: %s, 3 CPUs, running %s/job.sh\n' \
+		"$4" "$dir" >"$dir/console.log"
+	shift 4
+	printf '%s\n' 'TAP version 13' '1..2' \
+		'# selftests: net/bench: test_bench_page_pool.sh' '# 1..3' "$@" \
+		'ok 1 selftests: net/bench: test_bench_page_pool.sh' \
+		'# selftests: ptr_ring: ptr_ring_test' '# ok 1 single # perf=42.500ns' \
+		'ok 2 selftests: ptr_ring: ptr_ring_test' >"$dir/ktap/install.tap"
+}
+job current fail tcg 7.2.13 '# ok 1 for_loop # perf=5.240ns' \
+	'# ok 2 lock # SKIP no lock' '# not ok 3 cross_cpu_return'
+job distro pass icount 6.12.57+deb13-amd64 '# ok 1 for_loop # perf=12.000instructions' \
+	'# ok 2 lock # perf=50.000instructions' '# ok 3 cross_cpu_return # perf=99.000instructions'
+expect_rc "export.sh --results: two runner jobs" 0 "$work/results.log" \
+	"$clone/series/export.sh" "$work/res" --tree "$ksrc" \
+	--results "$work/jobs/current" --results "$work/jobs/distro"
+table=$(sed -n '/^Results:/,/^Reproduce/p' "$work/res/0000-cover-letter.patch")
+want=$(cat <<'TABLE'
+  current: Linux 7.2.13, 3 vCPUs, run: fail
+    QEMU TCG emulation: emulated time, not hardware figures
+  distro: Linux 6.12.57+deb13-amd64, 3 vCPUs, run: pass
+    QEMU TCG -icount: instructions, deterministic, not time
+
+  test                         current              distro
+  net/bench for_loop           5.240ns  12.000instructions
+  net/bench lock                  skip  50.000instructions
+  net/bench cross_cpu_return      fail  99.000instructions
+  ptr_ring single             42.500ns            42.500ns
+TABLE
+)
+if [[ $table == *"$want"* ]]; then
+	ok "the table: a run's kernel and mode, a row per subtest, its figure per run"
+else
+	not_ok "the table: a run's kernel and mode, a row per subtest, its figure per run" \
+		"$table"
+fi
+rm "$work/jobs/distro/result"
+expect_rc "export.sh --results: a job that did not finish is refused" 1 \
+	"$work/results.log" "$clone/series/export.sh" "$work/res2" --tree "$ksrc" \
+	--results "$work/jobs/distro"
+expect_grep "and the job is named" "$work/results.log" \
+	"results.py: $work/jobs/distro: no result of a finished run"
+
+# The runner exports once per key: it follows what the patches are made
+# of, not the tooling.
+key=$(python3 "$clone/series/series.py" key)
+echo '/* changed */' >>"$clone/tools/testing/selftests/ptr_ring/ptr_ring_test.c"
+check "series.py key follows a series file" \
+	test "$key" != "$(python3 "$clone/series/series.py" key)"
+git -C "$clone" checkout -q -- tools
+echo changed >>"$clone/README.md"
+check "series.py key ignores the tooling (README.md)" \
+	test "$key" = "$(python3 "$clone/series/series.py" key)"
+git -C "$clone" checkout -q -- README.md
 missing=$(for p in "${patches[@]}"; do
 	grep -qxF "$sob" "$p" || echo "${p##*/}"
 done)

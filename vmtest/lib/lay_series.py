@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Lay the series over a kernel tree (a hard-link farm of it).
 
+The runner lays the series over the distro target's 6.12 tree, which the
+patches (made against 7.x) do not apply to; the current target's tree
+gets the patches (series/apply.sh), made with this file's merge functions
+(series/series.py), and only --targets from here.
+
 The farm's files may be hard links to a tree the user named, so a file is
 never written in place: every change is written to a new file that then
 replaces the link. Files are only replaced when their content differs, so
@@ -216,15 +221,21 @@ def main():
     ap.add_argument('--farm', help='the tree to lay over')
     ap.add_argument('--kernel-digest', action='store_true',
                     help='print a digest of the files a kernel build reads')
+    ap.add_argument('--targets', action='store_true',
+                    help='print the selftest TARGETS, lay nothing')
     args = ap.parse_args()
 
     files = series_files(args.series)
     if args.kernel_digest:
         print(kernel_digest(args.series, files))
         return
+    dirs = owned_dirs(files)
+    targets = [os.path.relpath(d, SELFTESTS) for d in dirs]
+    if args.targets:
+        print(' '.join(targets))
+        return
     if not args.farm:
         ap.error('--farm is required')
-    dirs = owned_dirs(files)
     copy_files(args.series, args.farm, files)
     prune_owned(args.series, args.farm, files, dirs)
 
@@ -234,7 +245,6 @@ def main():
         replace_file(os.path.join(args.farm, 'MAINTAINERS'), merged.encode())
 
     mk = os.path.join(SELFTESTS, 'Makefile')
-    targets = [os.path.relpath(d, SELFTESTS) for d in dirs]
     text = add_targets(read(os.path.join(args.farm, mk)), targets)
     replace_file(os.path.join(args.farm, mk), text.encode())
 

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The current target's tree gets the series as patches (no VM, no
+# kernel): a forced re-apply leaves the pristine source as it was, and
+# gives the series paths that laying the files over the same source
+# gives; a second run exports and applies nothing and leaves the tree's
+# files alone; a tree the series does not apply to stops the runner,
+# naming the patch; without a git identity the export signs off as the
+# runner.
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+work=$(mktemp -d "$OUT/apply.XXXXXX")
+fake=$work/fake-linux
+trap 'rm -rf "$work" "$VMTEST_CACHE/trees/${fake##*/}-"*' EXIT
+
+read -r src tree < <("$VMTEST" -t current --stop-after tree 2>>"$OUT/prepare.log" |
+		     sed -n 's/^current src=\([^ ]*\) tree=\([^ ]*\)$/\1 \2/p')
+if [ -z "$tree" ] || [ ! -f "$tree.paths" ] || [ -z "$src" ]; then
+	not_ok "the current target's tree has the series applied" \
+		"tree '$tree', source '$src' (see $OUT/prepare.log)"
+	exit 0
+fi
+
+# What the patches touch, as it is (inode, mtime, size, content).
+state()
+{
+	local p
+
+	while read -r p; do
+		if [ -e "$1/$p" ]; then
+			printf '%s %s\n' "$(stat -c '%i %Y %s' "$1/$p")" \
+				"$(sha256sum <"$1/$p")"
+		else
+			echo "$p: none"
+		fi
+	done <"$tree.paths"
+}
+
+before=$(state "$src")
+rm -f "$tree.series"
+expect_rc "a forced re-apply" 0 "$work/apply.log" \
+	"$VMTEST" -t current --stop-after tree
+expect_grep "it applies the patches" "$work/apply.log" \
+	"applying the series' patches .* done"
+check "the pristine source is not written (inodes, mtimes, content)" \
+	test "$before" = "$(state "$src")"
+
+# Laid over links to the same source files, the series gives the same
+# paths (content, mode, existence).
+lay=$work/lay
+while read -r p; do
+	[ -e "$src/$p" ] || continue
+	mkdir -p "$(dirname "$lay/$p")" && ln "$src/$p" "$lay/$p"
+done <"$tree.paths"
+python3 "$REPO/vmtest/lib/lay_series.py" --series "$REPO" --farm "$lay" >/dev/null
+diffs=$(while read -r p; do
+	a=$tree/$p b=$lay/$p
+	if [ -e "$a" ] && [ -e "$b" ]; then
+		cmp -s "$a" "$b" || echo "$p differs"
+		[ "$(stat -c %a "$a")" = "$(stat -c %a "$b")" ] || echo "$p: mode differs"
+	elif [ -e "$a" ] || [ -e "$b" ]; then
+		echo "$p: in one tree only"
+	fi
+done <"$tree.paths")
+if [ -z "$diffs" ]; then
+	ok "patching and laying give the same $(wc -l <"$tree.paths") paths"
+else
+	not_ok "patching and laying give the same paths" "$diffs"
+fi
+
+# A warm run: nothing exported, applied or rewritten.
+farm=$(state "$tree")
+expect_rc "a warm run" 0 "$work/warm.log" "$VMTEST" -t current --stop-after tree
+expect_no_grep "it exports and applies nothing" "$work/warm.log" \
+	'exporting|applying'
+check "the tree's series paths are left alone" test "$farm" = "$(state "$tree")"
+
+# A tree whose ringtest ptr_ring.c is not upstream's: the first patch,
+# which changes it, does not apply, and the runner says so.
+while read -r p; do
+	[ -e "$src/$p" ] || continue
+	mkdir -p "$(dirname "$fake/$p")" && ln "$src/$p" "$fake/$p"
+done <"$tree.paths"
+printf 'mrproper:\n\t@:\n' >"$fake/Makefile"
+rm "$fake/tools/virtio/ringtest/ptr_ring.c"
+echo '/* not upstream */' >"$fake/tools/virtio/ringtest/ptr_ring.c"
+expect_rc "a tree the series does not apply to: exit 1" 1 "$work/fail.log" \
+	"$VMTEST" -t current --ksrc "$fake" --stop-after tree
+expect_grep "the runner says the series does not apply, and to what" \
+	"$work/fail.log" "error: the series, exported against .*, does not apply to $fake"
+expect_grep "the patch that does not apply is named" "$work/fail.log" \
+	'0001-.*\.patch does not apply'
+
+# No git identity configured: the patches are the runner's.
+mkdir -p "$work/home" "$work/export"
+env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL -u GIT_COMMITTER_NAME \
+	-u GIT_COMMITTER_EMAIL HOME="$work/home" XDG_CONFIG_HOME="$work/home" \
+	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_COUNT=1 \
+	GIT_CONFIG_KEY_0=user.useConfigOnly GIT_CONFIG_VALUE_0=true \
+	SERIES_BASE="$src" "$TESTS_DIR/runner/stage.sh" export "$work/export" \
+	>"$work/export.log" 2>&1
+mapfile -t patches < <(find "$work/export/patches" -name '0*.patch' ! -name '0000-*')
+n=$(grep -lx 'Signed-off-by: vmtest <vmtest@localhost>' "${patches[@]}" | wc -l)
+check "no git identity: the export signs off as vmtest ($n of ${#patches[@]})" \
+	test "$n" -gt 0 -a "$n" -eq "${#patches[@]}"
