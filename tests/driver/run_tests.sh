@@ -201,7 +201,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_grep "$v-r5: the figure is the mean of the reps" "$tmp/$v-r5.out" \
 		'^ok 4 no-softirq-page_pool01 # perf=5\.430ns$'
 	expect_grep "$v-r5: the path check's shares" "$tmp/$v-r5.out" \
-		'^# no-softirq-page_pool01: path: pages from cache 100\.0% .*; returned to cache 100\.0%'
+		'^# no-softirq-page_pool01: path: allocations fast 100\.0% .*; returned to cache 100\.0%'
 	check "$v-r5 against itself: exit 0 at --threshold 0" \
 		"$CMP" --threshold 0 "$tmp/r5.json" "$tmp/r5.json"
 

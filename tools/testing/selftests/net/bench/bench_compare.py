@@ -673,8 +673,8 @@ def _path(rest):
     num = {k: int(v) for k, v in (f.split(':', 1) for f in rest.split()
                                   if ':' in f) if v.isdigit()}
     out = []
-    for what, keys in (('pages from', (('cache', 'from_cache'), (
-            'ring', 'from_ring'), ('page allocator', 'from_page_allocator'))),
+    for what, keys in (('allocations', (('fast', 'fast'), (
+            'refill', 'refill'), ('slow', 'slow'))),
                        ('returned to', (('cache', 'cached'), ('ring', 'ring'),
                                         ('released', 'released')))):
         total = sum(num.get(k, 0) for _, k in keys)

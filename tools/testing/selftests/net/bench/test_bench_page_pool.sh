@@ -216,7 +216,7 @@ if [ "$flags" -ne 0 ]; then
 	if grep -qE '^(model name.*QEMU|flags.* hypervisor)' /proc/cpuinfo; then
 		echo "# measured in a virtual machine or emulator: not hardware figures"
 	fi
-	if grep -q '^Path:.* alloc from_cache:' "$TMP/log"; then
+	if grep -q '^Path:.* alloc fast:' "$TMP/log"; then
 		echo "# page_pool figures include CONFIG_PAGE_POOL_STATS (the path checks need it)"
 	fi
 fi

@@ -26,10 +26,10 @@
  * repetitions of every test instead of shifting one test's figures.
  *
  * When the kernel keeps page_pool statistics (CONFIG_PAGE_POOL_STATS),
- * each page_pool test checks that every page took the path it names and
- * prints, summed over its repetitions, a "Path:<name>" line with the
- * allocation and recycling counters; otherwise that line says the path
- * was not checked.
+ * each page_pool test checks with page_pool_get_stats() that every page
+ * took the path it names and prints, summed over its repetitions, a
+ * "Path:<name>" line with the allocation and recycling counters; otherwise
+ * that line says the path was not checked.
  *
  * Example, fast path in softirq only, pinned to CPU 2, 5 repetitions:
  *   insmod bench_page_pool.ko run_flags=0x10 cpu=2 repeat=5
@@ -43,6 +43,7 @@
 #include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -345,47 +346,41 @@ static int pp_chunk(void *arg, u32 n, struct time_bench_record *rec)
 	return -EINVAL;
 }
 
+/* page_pool's allocation counters, as struct page_pool_alloc_stats names them */
+enum pp_alloc {
+	PP_ALLOC_FAST,		/* handed out from the alloc cache */
+	PP_ALLOC_REFILL,	/* the cache refilled from the ptr_ring */
+	PP_ALLOC_SLOW,		/* a bulk allocation from the page allocator */
+	PP_ALLOC_EMPTY,		/* the ptr_ring was empty at a refill */
+	PP_ALLOC_NR,
+};
+
 /*
- * page_pool statistics, when the kernel keeps them, and the pool's own
- * count of pages taken from the page allocator and of cached pages
+ * page_pool's statistics, read with page_pool_get_stats() when the kernel
+ * keeps them (CONFIG_PAGE_POOL_STATS): the module reads no field of
+ * struct page_pool, which is no interface.
  */
 struct pp_recycle_cnt {
 	bool valid;
 	u64 path[ARRAY_SIZE(pp_path_name)];	/* recycled or released */
 	u64 ring_full;
-	u32 hold_cnt;		/* pages_state_hold_cnt */
-	u32 cached;		/* pages in the alloc cache */
-};
-
-/*
- * Where the pages handed out came from, summed over the repetitions.
- * Every page is handed out from the alloc cache, which direct recycling,
- * refills from the ptr_ring and bulk allocations from the page allocator
- * fill: the pages from the ring are those not explained by the other
- * two, corrected for what the cache held before and after.
- */
-struct pp_origin {
-	u64 cache;
-	u64 ring;
-	u64 page_allocator;
+	u64 alloc[PP_ALLOC_NR];
 };
 
 /* Counters of one test, summed over its repetitions */
 struct pp_path_acc {
 	struct pp_recycle_cnt cnt;
-	struct pp_origin origin;
+	u64 returned;		/* pages the test returned, by its own count */
 };
 
 /* The accumulator of the test being run */
 static struct pp_path_acc *pp_acc;
 
-/* Add the counters of a run that handed out @allocated pages */
+/* Add the counters of a run that returned @returned pages */
 static void pp_path_sum_add(const struct pp_recycle_cnt *before,
-			    const struct pp_recycle_cnt *after, u64 allocated)
+			    const struct pp_recycle_cnt *after, u64 returned)
 {
 	struct pp_recycle_cnt *s = &pp_acc->cnt;
-	struct pp_origin *o = &pp_acc->origin;
-	s64 ring, cached, fresh;
 	unsigned int i;
 
 	if (!before->valid || !after->valid)
@@ -393,33 +388,35 @@ static void pp_path_sum_add(const struct pp_recycle_cnt *before,
 	s->valid = true;
 	for (i = 0; i < ARRAY_SIZE(s->path); i++)
 		s->path[i] += after->path[i] - before->path[i];
+	for (i = 0; i < PP_ALLOC_NR; i++)
+		s->alloc[i] += after->alloc[i] - before->alloc[i];
 	s->ring_full += after->ring_full - before->ring_full;
-
-	fresh = (u32)(after->hold_cnt - before->hold_cnt);
-	cached = after->path[PP_FAST] - before->path[PP_FAST];
-	ring = (s64)allocated + after->cached - before->cached - fresh - cached;
-	o->cache += cached;
-	o->ring += max_t(s64, ring, 0);
-	o->page_allocator += fresh;
+	pp_acc->returned += returned;
 }
 
 /*
- * One line per page_pool test: where the pages handed out came from and
- * where they went back to.
+ * One line per page_pool test: the share of the returned pages that took
+ * the expected path, and page_pool's counters.  A refill or a slow
+ * allocation is one event that brings up to PP_ALLOC_CACHE_REFILL pages.
  */
 static void pp_path_print(const char *type, enum pp_path path,
 			  const struct pp_path_acc *acc)
 {
 	const struct pp_recycle_cnt *s = &acc->cnt;
-	const struct pp_origin *o = &acc->origin;
+	u32 bp = 0;	/* basis points */
 
 	if (!s->valid) {
 		pr_info("Path:%s expect:%s not checked: CONFIG_PAGE_POOL_STATS off\n",
 			type, pp_path_key[path]);
 		return;
 	}
-	pr_info("Path:%s expect:%s alloc from_cache:%llu from_ring:%llu from_page_allocator:%llu recycle cached:%llu ring:%llu released:%llu ring_full:%llu\n",
-		type, pp_path_key[path], o->cache, o->ring, o->page_allocator,
+	if (acc->returned)
+		bp = min_t(u64, div64_u64(s->path[path] * 10000, acc->returned),
+			   U32_MAX);
+	pr_info("Path:%s expect:%s %u.%02u%% of returned:%llu alloc fast:%llu refill:%llu slow:%llu empty:%llu recycle cached:%llu ring:%llu released:%llu ring_full:%llu\n",
+		type, pp_path_key[path], bp / 100, bp % 100, acc->returned,
+		s->alloc[PP_ALLOC_FAST], s->alloc[PP_ALLOC_REFILL],
+		s->alloc[PP_ALLOC_SLOW], s->alloc[PP_ALLOC_EMPTY],
 		s->path[PP_FAST], s->path[PP_RING], s->path[PP_SLOW],
 		s->ring_full);
 }
@@ -427,9 +424,6 @@ static void pp_path_print(const char *type, enum pp_path path,
 static void pp_recycle_cnt_read(struct page_pool *pp, struct pp_recycle_cnt *c)
 {
 	memset(c, 0, sizeof(*c));
-	/* Only the allocating context changes these, and it is idle here */
-	c->hold_cnt = READ_ONCE(pp->pages_state_hold_cnt);
-	c->cached = READ_ONCE(pp->alloc.count);
 #ifdef CONFIG_PAGE_POOL_STATS
 	{
 		struct page_pool_stats stats = {};
@@ -440,6 +434,10 @@ static void pp_recycle_cnt_read(struct page_pool *pp, struct pp_recycle_cnt *c)
 		c->path[PP_RING] = stats.recycle_stats.ring;
 		c->path[PP_SLOW] = stats.recycle_stats.released_refcnt;
 		c->ring_full = stats.recycle_stats.ring_full;
+		c->alloc[PP_ALLOC_FAST] = stats.alloc_stats.fast;
+		c->alloc[PP_ALLOC_REFILL] = stats.alloc_stats.refill;
+		c->alloc[PP_ALLOC_SLOW] = stats.alloc_stats.slow;
+		c->alloc[PP_ALLOC_EMPTY] = stats.alloc_stats.empty;
 	}
 #endif
 }
