@@ -113,18 +113,20 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 
 	run "$v-default" --
 	expect_exit "$v-default" 0
-	expect_grep "$v-default: plan of 10" "$tmp/$v-default.out" '^1\.\.10$'
+	expect_grep "$v-default: plan of 11" "$tmp/$v-default.out" '^1\.\.11$'
 	c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$tmp/$v-default.out")
-	if [ "$c" -eq 10 ]; then
-		ok "$v-default: 10 'ok N name # perf=<decimal>ns' lines"
+	if [ "$c" -eq 11 ]; then
+		ok "$v-default: 11 'ok N name # perf=<decimal>ns' lines"
 	else
-		not_ok "$v-default: 10 'ok N name # perf=<decimal>ns' lines" "$c"
+		not_ok "$v-default: 11 'ok N name # perf=<decimal>ns' lines" "$c"
 	fi
 	expect_grep "$v-default: upstream's names" "$tmp/$v-default.out" \
 		'^ok 4 no-softirq-page_pool01 # perf=5\.410ns$'
 	expect_grep "$v-default: cross_cpu_return reports its average" \
-		"$tmp/$v-default.out" '^ok 10 cross_cpu_return # perf=120\.260ns$'
+		"$tmp/$v-default.out" '^ok 11 cross_cpu_return # perf=120\.260ns$'
 	expect_no_grep "$v-default: no ' # SKIP' in a passing run" "$tmp/$v-default.out" ' # SKIP'
+	expect_grep "$v-default: the NAPI-local test's path check before its result" \
+		"$tmp/$v-default.out" '^# Path:tasklet_page_pool04_napi_local expect:cached 100\.00% '
 	# Each result follows its diagnostics
 	if awk '/^# Type:lock Per elem/ { d = NR } /^ok 3 lock/ { r = NR }
 		END { exit !(d && r && d < r) }' "$tmp/$v-default.out"; then
@@ -154,7 +156,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	run "$v-enoexec" FAKE_SCENARIO=enoexec --
 	expect_exit "$v-enoexec" 4
 	c=$(grep -c '^ok [0-9]* .* # SKIP' "$tmp/$v-enoexec.out")
-	if [ "$c" -eq 10 ]; then ok "$v-enoexec: every case SKIPs"; else
+	if [ "$c" -eq 11 ]; then ok "$v-enoexec: every case SKIPs"; else
 		not_ok "$v-enoexec: every case SKIPs" "$c"; fi
 
 	run "$v-vermagic" FAKE_VERMAGIC=0.0.0-other --
@@ -190,10 +192,10 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		check "$v-r$r: bench_compare.py accepts the driver's JSON" \
 			"$CMP" --validate "$tmp/r$r.json"
 		c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]{3}ns$' "$tmp/$v-r$r.out")
-		if [ "$c" -eq 10 ]; then
-			ok "$v-r$r: 10 'ok N name # perf=<decimal>ns' lines"
+		if [ "$c" -eq 11 ]; then
+			ok "$v-r$r: 11 'ok N name # perf=<decimal>ns' lines"
 		else
-			not_ok "$v-r$r: 10 'ok N name # perf=<decimal>ns' lines" "$c"
+			not_ok "$v-r$r: 11 'ok N name # perf=<decimal>ns' lines" "$c"
 		fi
 	done
 	expect_grep "$v-r5: statistics of the repetitions" "$tmp/$v-r5.out" \

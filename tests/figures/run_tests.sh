@@ -20,7 +20,7 @@ GUEST=$TESTS_DIR/figures/guest.sh
 FAST=(no-softirq-page_pool01 tasklet_page_pool01_fast_path)
 PP_TESTS=(no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 	tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring
-	tasklet_page_pool03_slow)
+	tasklet_page_pool03_slow tasklet_page_pool04_napi_local)
 
 # slowed_copy TARGET WORK: WORK/slow gets the series' net/bench with 256
 # extra loop iterations per fast-path element (several times the path's

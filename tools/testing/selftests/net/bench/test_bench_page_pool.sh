@@ -31,10 +31,11 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
 
   -l LOOPS           elements per test (module default 500000,
                      100000 with KSFT_MACHINE_SLOW=yes)
-  -f RUN_FLAGS       bit mask of tests (default 0xff): 0x01 baselines,
+  -f RUN_FLAGS       bit mask of tests (default 0x1ff): 0x01 baselines,
                      0x02/0x04/0x08 page_pool fast path, ptr_ring and slow
                      path in process context, 0x10/0x20/0x40 the same in
-                     softirq context, 0x80 cross-CPU return
+                     softirq context, 0x80 cross-CPU return, 0x100
+                     NAPI-local return in softirq context
   -c RETURNING_CPUS  CPUs returning pages in the cross-CPU test (default 1)
   -C CPU             CPU running the tests (default: not pinned)
   -v                 verbose module output
@@ -56,7 +57,7 @@ TESTS=(for_loop:0x01 atomic_inc:0x01 lock:0x01
 	no-softirq-page_pool01:0x02 no-softirq-page_pool02:0x04
 	no-softirq-page_pool03:0x08 tasklet_page_pool01_fast_path:0x10
 	tasklet_page_pool02_ptr_ring:0x20 tasklet_page_pool03_slow:0x40
-	cross_cpu_return:0x80)
+	tasklet_page_pool04_napi_local:0x100 cross_cpu_return:0x80)
 
 # A usage error: one failed case, exit 1
 bad_usage()
@@ -96,7 +97,7 @@ for k in run_flags returning_cpus repeat; do
 	[[ ${param[$k]:-1} =~ ^(0x[0-9a-fA-F]+|[1-9][0-9]*|0)$ ]] ||
 		bad_usage "$k=${param[$k]}: not a number"
 done
-flags=$((${param[run_flags]:-0xff}))
+flags=$((${param[run_flags]:-0x1ff}))
 [ "${KSFT_MACHINE_SLOW:-}" = yes ] && : "${param[loops]:=100000}"
 unit=ns
 if [ "${BENCH_DETERMINISTIC:-0}" = 1 ]; then
