@@ -120,6 +120,8 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	else
 		not_ok "$v-default: 11 'ok N name # perf=<decimal>ns' lines" "$c"
 	fi
+	expect_grep "$v-default: the CPU the tests ran on" "$tmp/$v-default.out" \
+		'^# tests bound to CPU 0$'
 	expect_grep "$v-default: upstream's names" "$tmp/$v-default.out" \
 		'^ok 4 no-softirq-page_pool01 # perf=5\.410ns$'
 	expect_grep "$v-default: cross_cpu_return reports its average" \

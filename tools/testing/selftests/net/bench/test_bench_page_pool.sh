@@ -37,7 +37,8 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
                      softirq context, 0x80 cross-CPU return, 0x100
                      NAPI-local return in softirq context
   -c RETURNING_CPUS  CPUs returning pages in the cross-CPU test (default 1)
-  -C CPU             CPU running the tests (default: not pinned)
+  -C CPU             CPU running the tests (default: the first one this
+                     script may run on)
   -v                 verbose module output
   -r REPEAT          runs of each test, with statistics of them
   -j FILE            write the results as JSON (also BENCH_JSON=FILE)
@@ -214,6 +215,7 @@ if [ "$flags" -ne 0 ]; then
 		echo "# insmod exited with $rc: $(head -n 1 "$TMP/insmod.err")"
 		grep -v '^Type:.* Per elem:' "$TMP/log" | sed 's/^/# /'
 	fi
+	sed -n 's/^run start .* cpu:\([0-9]*\) .*/# tests bound to CPU \1/p' "$TMP/log"
 	if grep -qE '^(model name.*QEMU|flags.* hypervisor)' /proc/cpuinfo; then
 		echo "# measured in a virtual machine or emulator: not hardware figures"
 	fi

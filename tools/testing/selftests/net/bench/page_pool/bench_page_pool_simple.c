@@ -38,13 +38,19 @@
  * "Path:<name>" line with the allocation and recycling counters; otherwise
  * that line says the path was not checked.
  *
- * Example, fast path in softirq only, pinned to CPU 2, 5 repetitions:
+ * The tests run in a kernel thread bound to one CPU, "cpu" or else the
+ * first online CPU the loading process may run on (so taskset chooses it),
+ * and the start line says which.  CPU hotplug waits while a test runs;
+ * a test whose CPU went offline between tests fails.
+ *
+ * Example, fast path in softirq only, on CPU 2, 5 repetitions:
  *   insmod bench_page_pool.ko run_flags=0x10 cpu=2 repeat=5
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/interrupt.h>
@@ -123,7 +129,7 @@ MODULE_PARM_DESC(returning_cpus,
 static int bench_cpu = -1;
 module_param_named(cpu, bench_cpu, int, 0444);
 MODULE_PARM_DESC(cpu,
-		 "CPU running the tests and allocating in cross_cpu_return, -1 = do not pin (default -1)");
+		 "CPU the tests run on and cross_cpu_return allocates on, -1 = the first online CPU the loading process may run on (default -1)");
 
 static bool verbose;
 module_param(verbose, bool, 0444);
@@ -192,11 +198,11 @@ static void bench_bh_work_fn(struct work_struct *work)
 }
 
 /*
- * Run @total elements in softirq context on @cpu: each chunk is one work
- * item on that CPU's BH workqueue, waited for before the next is queued.
+ * Run @total elements in softirq context on the test CPU: each chunk is
+ * one work item on its BH workqueue, waited for before the next is queued.
  */
 static int bench_run_chunks_bh(bench_chunk_fn fn, void *arg, u64 total,
-			       struct time_bench_record *rec, int cpu)
+			       struct time_bench_record *rec)
 {
 	struct bench_bh_work w = { .fn = fn, .arg = arg, .rec = rec };
 	int err = 0;
@@ -209,7 +215,7 @@ static int bench_run_chunks_bh(bench_chunk_fn fn, void *arg, u64 total,
 		}
 		w.n = min_t(u64, total - rec->invoked_cnt, chunk);
 		w.err = 0;
-		queue_work_on(cpu, system_bh_wq, &w.work);
+		queue_work_on(bench_cpu, system_bh_wq, &w.work);
 		flush_work(&w.work);
 		err = w.err;
 		if (err)
@@ -218,6 +224,27 @@ static int bench_run_chunks_bh(bench_chunk_fn fn, void *arg, u64 total,
 	}
 	destroy_work_on_stack(&w.work);
 	return err;
+}
+
+/*
+ * Keep the test CPU online while a test runs there (its BH work is queued
+ * there); fails when it went offline since the load, which unbound the
+ * benchmark thread from it for good.  bench_cpu_put() ends the hold.
+ */
+static int bench_cpu_hold(const char *type)
+{
+	cpus_read_lock();
+	if (cpu_online(bench_cpu) &&
+	    cpumask_equal(current->cpus_ptr, cpumask_of(bench_cpu)))
+		return 0;
+	cpus_read_unlock();
+	pr_err("Type:%s CPU %d went offline during the run\n", type, bench_cpu);
+	return -ENODEV;
+}
+
+static void bench_cpu_put(void)
+{
+	cpus_read_unlock();
 }
 
 static int bench_report(const char *type, const char *label,
@@ -413,8 +440,11 @@ static void pp_path_print(const char *type, enum pp_path path,
 	u32 bp = 0;	/* basis points */
 
 	if (!s->valid) {
-		pr_info("Path:%s expect:%s not checked: CONFIG_PAGE_POOL_STATS off\n",
-			type, pp_path_key[path]);
+		pr_info("Path:%s expect:%s not checked: %s\n", type,
+			pp_path_key[path],
+			IS_ENABLED(CONFIG_PAGE_POOL_STATS) ?
+			"the test stopped before its counters were read" :
+			"CONFIG_PAGE_POOL_STATS off");
 		return;
 	}
 	if (acc->returned)
@@ -546,13 +576,16 @@ static int bench_baseline_run(const struct bench_test *t, const char *label)
 	int err;
 
 	time_bench_init(&rec, 0);
+	err = bench_cpu_hold(t->name);
+	if (err)
+		return err;
 	err = bench_run_chunks(t->chunk, NULL, (u64)loops * t->mult, &rec);
+	bench_cpu_put();
 	return err ? err : bench_report(t->name, label, &rec);
 }
 
 static int bench_pp_run(const struct bench_test *t, const char *label)
 {
-	int cpu = bench_cpu >= 0 ? bench_cpu : raw_smp_processor_id();
 	struct pp_recycle_cnt before, after;
 	struct time_bench_record rec;
 	struct pp_bench b = { .path = t->path };
@@ -560,19 +593,22 @@ static int bench_pp_run(const struct bench_test *t, const char *label)
 	int err;
 
 	b.pp = bench_pool_create_percpu(BENCH_POOL_SIZE,
-					t->napi_local ? cpu : -1);
+					t->napi_local ? bench_cpu : -1);
 	if (IS_ERR(b.pp)) {
 		err = PTR_ERR(b.pp);
 		pr_err("Type:%s page_pool_create failed: %d\n", t->name, err);
 		return err;
 	}
 
+	time_bench_init(&rec, 0);
+	err = bench_cpu_hold(t->name);
+	if (err)
+		goto out;
 	err = pp_warmup(b.pp);
 	if (!err) {
-		time_bench_init(&rec, 0);
 		pp_recycle_cnt_read(b.pp, &before);
 		if (t->softirq)
-			err = bench_run_chunks_bh(pp_chunk, &b, loops, &rec, cpu);
+			err = bench_run_chunks_bh(pp_chunk, &b, loops, &rec);
 		else
 			err = bench_run_chunks(pp_chunk, &b, loops, &rec);
 		pp_recycle_cnt_read(b.pp, &after);
@@ -585,6 +621,8 @@ static int bench_pp_run(const struct bench_test *t, const char *label)
 			err = pp_check_path(t->name, pp_expect(t), rec.invoked_cnt,
 					    need, &before, &after);
 	}
+	bench_cpu_put();
+out:
 	/* Every page is back in the pool: this frees them all at once */
 	page_pool_destroy(b.pp);
 
@@ -969,10 +1007,13 @@ static int bench_check_params(void)
 	if (bench_cpu < -1 ||
 	    (bench_cpu >= 0 && ((unsigned int)bench_cpu >= nr_cpu_ids ||
 				!cpu_online(bench_cpu)))) {
-		pr_err("invalid cpu=%d: not an online CPU (-1 = do not pin)\n",
+		pr_err("invalid cpu=%d: not an online CPU (-1 = the first one insmod may run on)\n",
 		       bench_cpu);
 		return -EINVAL;
 	}
+	/* The caller holds the hotplug lock: the CPU stays online */
+	if (bench_cpu < 0)
+		bench_cpu = cpumask_first_and(current->cpus_ptr, cpu_online_mask);
 	if (!repeat || repeat > BENCH_REPEAT_MAX) {
 		pr_err("invalid repeat=%u: must be 1..%u\n",
 		       repeat, BENCH_REPEAT_MAX);
@@ -1006,7 +1047,9 @@ static int __init bench_page_pool_init(void)
 	bool aborted = false;
 	int err;
 
+	cpus_read_lock();
 	err = bench_check_params();
+	cpus_read_unlock();
 	if (err)
 		return err;
 
@@ -1015,15 +1058,13 @@ static int __init bench_page_pool_init(void)
 		repeat, chunk);
 
 	init_completion(&bench_done);
-	task = kthread_create(bench_thread, NULL, "pp_bench");
+	task = kthread_create_on_cpu(bench_thread, NULL, bench_cpu, "pp_bench/%u");
 	if (IS_ERR(task)) {
 		err = PTR_ERR(task);
 		pr_err("cannot start the benchmark thread: %d\n", err);
 		pr_info("run end tag:%s tests:0 failed:0 aborted\n", bench_tag());
 		return err == -EINTR ? err : -EIO;
 	}
-	if (bench_cpu >= 0)
-		kthread_bind(task, bench_cpu);
 	wake_up_process(task);
 
 	/* Killable: a signal to insmod stops the run after the current chunk */
