@@ -183,8 +183,13 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 
 	run "$v-det" BENCH_DETERMINISTIC=1 -- -f 0x02
 	expect_exit "$v-det" 0
-	expect_grep "$v-det: instructions of the cheapest chunk" "$tmp/$v-det.out" \
-		'^ok 1 no-softirq-page_pool01 # perf=11\.000insn$'
+	expect_grep "$v-det: the mean instructions per element" "$tmp/$v-det.out" \
+		'^ok 1 no-softirq-page_pool01 # perf=12\.984insn$'
+	expect_grep "$v-det: the cheapest chunk on a '#' line" "$tmp/$v-det.out" \
+		'^# Chunk:no-softirq-page_pool01 cheapest of 61 full chunks of 8192: '
+	expect_grep "$v-det: the default chunk" "$tmp/$v-det.out" \
+		'^# bench_page_pool .*run_flags=0x2( |$)'
+	expect_no_grep "$v-det: no chunk=64 any more" "$tmp/$v-det.out" 'chunk=64'
 
 	# The opt-in features, through bench_compare.py
 	CMP=$tmp/t/sel/net/bench/bench_compare.py
@@ -227,7 +232,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	check "$v-detj: the JSON has the module's chunk and the estimator" \
 		python3 -c 'import json, sys
 p = json.load(open(sys.argv[1]))["run"]["parameters"]
-sys.exit(not (p["chunk"] == 64 and p["estimator"] == "min-chunk"))' "$tmp/det.json"
+sys.exit(not (p["chunk"] == 8192 and p["estimator"] == "mean"))' "$tmp/det.json"
 	expect_rc "$v-detj: compared with a normal run: refused, exit 2" 2 \
 		"$tmp/cmp.log" "$CMP" "$tmp/r5.json" "$tmp/det.json" &&
 		expect_grep "$v-detj: says why" "$tmp/cmp.log" \

@@ -57,6 +57,7 @@ cpu=-2 cpu
 tag=a/b tag
 chunk=63 chunk
 chunk=65537 chunk
+chunk=100 chunk
 EOF
 
 # Not root: SKIP, exit 4. From a copy nobody can read (the tree may sit

@@ -3,11 +3,11 @@
 #
 # Load bench_page_pool.ko, which runs the selected tests from its init and
 # prints one "Type:" line per result, and report each test as a KTAP test
-# case with its figure as "# perf=<value><unit>": nanoseconds per element,
-# or with BENCH_DETERMINISTIC=1 (QEMU -icount, where the TSC counts
-# instructions) instructions per element in the cheapest 64-element chunk.
-# Diagnostics (cycles, path check, errors) come on "#" lines before each
-# result. Exit 0 when all pass, 1 when one fails, 4 when all are skipped.
+# case with its figure as "# perf=<value><unit>": the mean nanoseconds per
+# element, or with BENCH_DETERMINISTIC=1 (QEMU -icount, where the TSC
+# counts instructions) the mean instructions per element. Diagnostics
+# (cycles, the cheapest chunk, path check, errors) come on "#" lines
+# before each result. Exit 0 when all pass, 1 when one fails, 4 when all are skipped.
 
 set -u
 
@@ -101,10 +101,7 @@ done
 flags=$((${param[run_flags]:-0x1ff}))
 [ "${KSFT_MACHINE_SLOW:-}" = yes ] && : "${param[loops]:=100000}"
 unit=ns
-if [ "${BENCH_DETERMINISTIC:-0}" = 1 ]; then
-	unit=insn
-	: "${param[chunk]:=64}"
-fi
+[ "${BENCH_DETERMINISTIC:-0}" = 1 ] && unit=insn
 
 skip_all()
 {
@@ -224,16 +221,12 @@ if [ "$flags" -ne 0 ]; then
 	fi
 fi
 
-# perf_of NAME: the figure of NAME's Type: line, in $unit
+# perf_of NAME: the figure of NAME's Type: line, in $unit: its mean
 perf_of()
 {
 	awk -v name="Type:$1" -v unit="$unit" '
-		$1 == name && $2 == "Per" {
-			i = index($0, "(min chunk: ")
-			if (unit == "insn") { split(substr($0, i + 12), m, " "); print m[1] }
-			else print $6
-			exit
-		}' "$TMP/log"
+		$1 == name && $2 == "Per" { print (unit == "insn" ? $4 : $6); exit }' \
+		"$TMP/log"
 }
 
 npass=0 nfail=0 nskip=0
@@ -270,7 +263,7 @@ for i in "${!selected[@]}"; do
 		continue
 	fi
 	# Diagnostics: the full result lines and what the module said of t
-	grep -E "^(Type|Path|FAIL Type):${t}[: ]|^Type:$fig " "$TMP/log" |
+	grep -E "^(Type|Chunk|Path|FAIL Type):${t}[: ]|^(Type|Chunk):$fig " "$TMP/log" |
 		sed -E 's/ - \(measurement period.*tsc_interval:[0-9]+\)//; s/^/# /'
 	value=$(perf_of "$fig")
 	if grep -q "^FAIL Type:$t " "$TMP/log" || [ -z "$value" ]; then
