@@ -426,7 +426,8 @@ def _runs_of(docs, name, key):
 
 def _samples(runs, between_runs):
     """Each run's mean, or all the runs' repetitions."""
-    return [mean(r) for r in runs] if between_runs else sum(runs, [])
+    return [mean(r) for r in runs] if between_runs else \
+        [x for r in runs for x in r]
 
 
 def _status(docs, name):
@@ -571,8 +572,8 @@ def _check_comparable(docs, names):
 def _header(before, after, bnames, anames, deterministic, between_runs,
             rows, alpha):
     b0, a0 = before[0], after[0]
-    hdr = [f'{b0["benchmark"]}: {_label(bnames)} (before) vs '
-           f'{_label(anames)} (after)']
+    hdr = [(f'{b0["benchmark"]}: {_label(bnames)} (before) vs '
+            f'{_label(anames)} (after)')]
     hdr += [f'before: {_describe(d)}' for d in before]
     hdr += [f'after:  {_describe(d)}' for d in after]
     hdr.append(_differences(b0['run']['parameters'], a0['run']['parameters'],
@@ -725,10 +726,10 @@ def _read(path):
 def _environment(deterministic, stats_seen):
     """Run mode, CPU model and kernel configuration, as far as known."""
     cpuinfo = _read('/proc/cpuinfo')
-    model = re.search(r'^model name\s*:\s*(.*)$', cpuinfo, re.M)
+    model = re.search(r'^model name\s*:\s*(.*)$', cpuinfo, re.MULTILINE)
     mode = 'deterministic' if deterministic else 'emulated' \
         if 'QEMU TCG' in cpuinfo else 'virtual-machine' \
-        if re.search(r'^flags\s*:.*\bhypervisor\b', cpuinfo, re.M) \
+        if re.search(r'^flags\s*:.*\bhypervisor\b', cpuinfo, re.MULTILINE) \
         else 'hardware'
     try:
         with gzip.open('/proc/config.gz', 'rt', encoding='utf-8') as f:
