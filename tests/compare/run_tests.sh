@@ -10,8 +10,8 @@
 #   - unreadable, invalid or incomparable files and usage errors exit 2,
 #   - A/A: no significant difference; +10 % ns on one test: significant,
 #     --threshold 5 fails, --threshold 20 passes,
-#   - deterministic files: +3 instructions on one test is "exact" and fails
-#     --threshold 0,
+#   - deterministic files: +1 % instructions on one test is "exact" and
+#     fails --threshold 0, +0.4 % (the spread across boots) is "same",
 #   - --format markdown is a pipe table, emulated runs carry a note.
 # (ptr_ring_test has no --json: its own checks are in tests/ptr_ring.)
 #
@@ -300,16 +300,22 @@ test_compare()
 	gen "$tmp/d1.json" unit=instructions mode=deterministic seed=1
 	gen "$tmp/d2.json" unit=instructions mode=deterministic seed=2
 	gen "$tmp/d3.json" unit=instructions mode=deterministic seed=3 \
-		slow=resize extra=3
+		slow=resize extra=10
+	gen "$tmp/d4.json" unit=instructions mode=deterministic seed=4 \
+		slow=resize extra=4
 	expect_rc "deterministic, same counts: exit 0 at --threshold 0" 0 "$log" \
 		"$CMP" --threshold 0 "$tmp/d1.json" "$tmp/d2.json"
-	expect_rc "deterministic, +3 instructions: exit 1 at --threshold 0" 1 \
+	expect_rc "deterministic, +10 instructions: exit 1 at --threshold 0" 1 \
 		"$log" "$CMP" --threshold 0 "$tmp/d1.json" "$tmp/d3.json"
-	expect_grep "deterministic, +3 instructions: 'exact'" "$log" \
-		'^resize +1000\.0 +1003\.0 +\+3\.0 .* \+0\.3%  exact$'
+	expect_grep "deterministic, +10 instructions: 'exact'" "$log" \
+		'^resize +1000\.0 +1010\.0 +\+10\.0 .* \+1\.0%  exact$'
 	expect_grep "deterministic: other tests 'same'" "$log" '^spsc .* same$'
-	expect_rc "deterministic, +3 instructions: exit 0 at --threshold 1" 0 \
-		"$log" "$CMP" --threshold 1 "$tmp/d1.json" "$tmp/d3.json"
+	expect_rc "deterministic, +10 instructions: exit 0 at --threshold 2" 0 \
+		"$log" "$CMP" --threshold 2 "$tmp/d1.json" "$tmp/d3.json"
+	expect_rc "deterministic, +0.4 %: the spread across boots, exit 0 at --threshold 0" 0 \
+		"$log" "$CMP" --threshold 0 "$tmp/d1.json" "$tmp/d4.json"
+	expect_grep "deterministic, +0.4 %: 'same'" "$log" \
+		'^resize +1000\.0 +1004\.0 +\+4\.0 .* \+0\.4%  same$'
 
 	gen "$tmp/emu.json" mode=emulated seed=4
 	gen "$tmp/emu2.json" mode=emulated seed=5
@@ -437,8 +443,8 @@ m, h = sum(c) / len(c), 2.262 * statistics.stdev(c) / len(c) ** 0.5
 d['tests'][0]['stats']['cycles']['ci95'] = [m - h, m + h]"
 	"$CMP" --before "$tmp/gd1.json" "$tmp/gd2.json" \
 		--after "$tmp/gd1.json" "$tmp/gd1.json" >"$log" 2>&1
-	expect_grep "runs, deterministic: the cheapest rep of all the runs" \
-		"$log" '^single +990\.0 +1000\.0 +\+10\.0 .* exact$'
+	expect_grep "runs, deterministic: the mean of the runs' means" \
+		"$log" '^single +999\.5 +1000\.0 +\+0\.5 .* same$'
 
 	expect_rc "--before without --after: exit 2" 2 "$log" \
 		"$CMP" --before "${a[@]}"

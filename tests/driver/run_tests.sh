@@ -113,18 +113,22 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 
 	run "$v-default" --
 	expect_exit "$v-default" 0
-	expect_grep "$v-default: plan of 10" "$tmp/$v-default.out" '^1\.\.10$'
+	expect_grep "$v-default: plan of 11" "$tmp/$v-default.out" '^1\.\.11$'
 	c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$tmp/$v-default.out")
-	if [ "$c" -eq 10 ]; then
-		ok "$v-default: 10 'ok N name # perf=<decimal>ns' lines"
+	if [ "$c" -eq 11 ]; then
+		ok "$v-default: 11 'ok N name # perf=<decimal>ns' lines"
 	else
-		not_ok "$v-default: 10 'ok N name # perf=<decimal>ns' lines" "$c"
+		not_ok "$v-default: 11 'ok N name # perf=<decimal>ns' lines" "$c"
 	fi
+	expect_grep "$v-default: the CPU the tests ran on" "$tmp/$v-default.out" \
+		'^# tests bound to CPU 0$'
 	expect_grep "$v-default: upstream's names" "$tmp/$v-default.out" \
 		'^ok 4 no-softirq-page_pool01 # perf=5\.410ns$'
 	expect_grep "$v-default: cross_cpu_return reports its average" \
-		"$tmp/$v-default.out" '^ok 10 cross_cpu_return # perf=120\.260ns$'
+		"$tmp/$v-default.out" '^ok 11 cross_cpu_return # perf=120\.260ns$'
 	expect_no_grep "$v-default: no ' # SKIP' in a passing run" "$tmp/$v-default.out" ' # SKIP'
+	expect_grep "$v-default: the NAPI-local test's path check before its result" \
+		"$tmp/$v-default.out" '^# Path:tasklet_page_pool04_napi_local expect:cached 100\.00% '
 	# Each result follows its diagnostics
 	if awk '/^# Type:lock Per elem/ { d = NR } /^ok 3 lock/ { r = NR }
 		END { exit !(d && r && d < r) }' "$tmp/$v-default.out"; then
@@ -154,7 +158,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	run "$v-enoexec" FAKE_SCENARIO=enoexec --
 	expect_exit "$v-enoexec" 4
 	c=$(grep -c '^ok [0-9]* .* # SKIP' "$tmp/$v-enoexec.out")
-	if [ "$c" -eq 10 ]; then ok "$v-enoexec: every case SKIPs"; else
+	if [ "$c" -eq 11 ]; then ok "$v-enoexec: every case SKIPs"; else
 		not_ok "$v-enoexec: every case SKIPs" "$c"; fi
 
 	run "$v-vermagic" FAKE_VERMAGIC=0.0.0-other --
@@ -179,8 +183,13 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 
 	run "$v-det" BENCH_DETERMINISTIC=1 -- -f 0x02
 	expect_exit "$v-det" 0
-	expect_grep "$v-det: instructions of the cheapest chunk" "$tmp/$v-det.out" \
-		'^ok 1 no-softirq-page_pool01 # perf=11\.000insn$'
+	expect_grep "$v-det: the mean instructions per element" "$tmp/$v-det.out" \
+		'^ok 1 no-softirq-page_pool01 # perf=12\.984insn$'
+	expect_grep "$v-det: the cheapest chunk on a '#' line" "$tmp/$v-det.out" \
+		'^# Chunk:no-softirq-page_pool01 cheapest of 61 full chunks of 8192: '
+	expect_grep "$v-det: the default chunk" "$tmp/$v-det.out" \
+		'^# bench_page_pool .*run_flags=0x2( |$)'
+	expect_no_grep "$v-det: no chunk=64 any more" "$tmp/$v-det.out" 'chunk=64'
 
 	# The opt-in features, through bench_compare.py
 	CMP=$tmp/t/sel/net/bench/bench_compare.py
@@ -190,10 +199,10 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		check "$v-r$r: bench_compare.py accepts the driver's JSON" \
 			"$CMP" --validate "$tmp/r$r.json"
 		c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]{3}ns$' "$tmp/$v-r$r.out")
-		if [ "$c" -eq 10 ]; then
-			ok "$v-r$r: 10 'ok N name # perf=<decimal>ns' lines"
+		if [ "$c" -eq 11 ]; then
+			ok "$v-r$r: 11 'ok N name # perf=<decimal>ns' lines"
 		else
-			not_ok "$v-r$r: 10 'ok N name # perf=<decimal>ns' lines" "$c"
+			not_ok "$v-r$r: 11 'ok N name # perf=<decimal>ns' lines" "$c"
 		fi
 	done
 	expect_grep "$v-r5: statistics of the repetitions" "$tmp/$v-r5.out" \
@@ -201,7 +210,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_grep "$v-r5: the figure is the mean of the reps" "$tmp/$v-r5.out" \
 		'^ok 4 no-softirq-page_pool01 # perf=5\.430ns$'
 	expect_grep "$v-r5: the path check's shares" "$tmp/$v-r5.out" \
-		'^# no-softirq-page_pool01: path: pages from cache 100\.0% .*; returned to cache 100\.0%'
+		'^# no-softirq-page_pool01: path: allocations fast 100\.0% .*; returned to cache 100\.0%'
 	check "$v-r5 against itself: exit 0 at --threshold 0" \
 		"$CMP" --threshold 0 "$tmp/r5.json" "$tmp/r5.json"
 
@@ -223,7 +232,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	check "$v-detj: the JSON has the module's chunk and the estimator" \
 		python3 -c 'import json, sys
 p = json.load(open(sys.argv[1]))["run"]["parameters"]
-sys.exit(not (p["chunk"] == 64 and p["estimator"] == "min-chunk"))' "$tmp/det.json"
+sys.exit(not (p["chunk"] == 8192 and p["estimator"] == "mean"))' "$tmp/det.json"
 	expect_rc "$v-detj: compared with a normal run: refused, exit 2" 2 \
 		"$tmp/cmp.log" "$CMP" "$tmp/r5.json" "$tmp/det.json" &&
 		expect_grep "$v-detj: says why" "$tmp/cmp.log" \

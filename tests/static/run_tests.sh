@@ -31,6 +31,39 @@ for f in tools/testing/selftests/*/config tools/testing/selftests/net/*/config; 
 	fi
 done
 
+# pp_field_reads FILE...: the lines that read a field of struct page_pool,
+# through a pointer or a variable declared as one. Its layout is no
+# interface (upstream's review of the benchmark said so): the module
+# gets page_pool's counters from page_pool_get_stats() only.
+pp_field_reads()
+{
+	local ptrs vars
+
+	ptrs=$(cat "$@" | grep -oE 'struct page_pool[[:space:]]*\*+[[:space:]]*[A-Za-z_][A-Za-z0-9_]*' |
+		sed -E 's/.*[*[:space:]]//' | sort -u | paste -sd'|')
+	vars=$(cat "$@" | grep -oE 'struct page_pool[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*[;=,)]' |
+		sed -E 's/struct page_pool[[:space:]]+//; s/[[:space:]]*[;=,)]$//' | sort -u | paste -sd'|')
+	{
+		[ -z "$ptrs" ] || grep -HnE "(^|[^A-Za-z0-9_])($ptrs)[[:space:]]*->" "$@"
+		[ -z "$vars" ] || grep -HnE "(^|[^A-Za-z0-9_])($vars)[[:space:]]*\\.[A-Za-z_]" "$@"
+	} | grep -vE '^[^:]*:[0-9]+:[[:space:]]*(\*|/\*|//)'
+}
+sample=$(mktemp)
+printf '%s\n' 'struct x { struct page_pool *pp; };' 'static u32 f(struct x *b)' \
+	'{ return READ_ONCE(b->pp->alloc.count); }' >"$sample"
+if [ -n "$(pp_field_reads "$sample")" ]; then
+	ok "the struct page_pool field check finds b->pp->alloc.count"
+else
+	not_ok "the struct page_pool field check finds b->pp->alloc.count"
+fi
+rm -f "$sample"
+reads=$(pp_field_reads tools/testing/selftests/net/bench/page_pool/*.[ch])
+if [ -z "$reads" ]; then
+	ok "bench_page_pool reads no field of struct page_pool"
+else
+	not_ok "bench_page_pool reads no field of struct page_pool" "$reads"
+fi
+
 read -r tree _ < <(prepared current tree)
 if [ -z "$tree" ]; then
 	not_ok "the newest tree is prepared" "see $OUT/prepare.log"

@@ -14,7 +14,7 @@
 SUBTESTS='for_loop atomic_inc lock
 no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring
-tasklet_page_pool03_slow cross_cpu_return'
+tasklet_page_pool03_slow tasklet_page_pool04_napi_local cross_cpu_return'
 
 # check_ktap TARGET HOW LOG: the job of TARGET that vmtest.sh's output LOG
 # names passed, and its KTAP file (HOW: install or tree) has every
@@ -42,11 +42,11 @@ check_ktap()
 	     on && /^(not )?ok [0-9]+ selftests: net\/bench/ { exit }
 	     on { sub(/^# /, ""); print }' "$log" >"$log.bench"
 	t=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$log.bench")
-	if [ "$t" -eq 10 ]; then
+	if [ "$t" -eq 11 ]; then
 		ok "$target ($2): every subtest carries '# perf=' with a decimal value"
 	else
 		not_ok "$target ($2): every subtest carries '# perf=' with a decimal value" \
-			"$t of 10" "$(grep -E '^(not )?ok' "$log.bench")"
+			"$t of 11" "$(grep -E '^(not )?ok' "$log.bench")"
 	fi
 	expect_no_grep "$target ($2): no ' # SKIP' in the passing page_pool run" \
 		"$log.bench" ' # SKIP'

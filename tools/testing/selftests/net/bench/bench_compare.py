@@ -9,8 +9,8 @@ element before and after (means of the repetitions), the change, and
 whether the change is larger than the noise of the repetitions (Welch's
 t-test, two-sided, family-wise alpha 0.05 over the table's tests with
 Holm's method, so that a table of many tests does not show noise as
-significant).  Deterministic runs (instruction counts) are compared
-exactly.
+significant).  Deterministic runs (instruction counts) are compared on
+their mean, a difference under DET_SAME_PCT counting as the same.
 
 The repetitions of one run share its boot, its CPU frequency and the
 host's load of the moment; runs differ by more than that, most of all
@@ -43,6 +43,10 @@ import sys
 SCHEMA = 'kselftest-bench'
 VERSION = 1
 ALPHA = 0.05
+# Under QEMU -icount a path's mean instructions per element repeat across
+# boots within 0.35 % (the slow path; the fast path within 0.01 %): the
+# page allocator's state moves the batched work.  Less is the same count.
+DET_SAME_PCT = 0.5
 BENCHMARKS = ('bench_page_pool', 'ptr_ring_test')
 RUN_MODES = ('hardware', 'virtual-machine', 'emulated', 'deterministic')
 CYCLE_UNITS = ('tsc-cycles', 'cycles', 'instructions')
@@ -422,7 +426,8 @@ def _runs_of(docs, name, key):
 
 def _samples(runs, between_runs):
     """Each run's mean, or all the runs' repetitions."""
-    return [mean(r) for r in runs] if between_runs else sum(runs, [])
+    return [mean(r) for r in runs] if between_runs else \
+        [x for r in runs for x in r]
 
 
 def _status(docs, name):
@@ -459,12 +464,7 @@ def compare_tests(before, after, deterministic, between_runs, alpha):
         row['ns'] = (mean(bs), mean(as_))
         bcy = _runs_of(before, name, 'cycles')
         acy = _runs_of(after, name, 'cycles')
-        if bcy and acy and deterministic:
-            # Deterministic counts only rise above the path's cost (the
-            # page allocator's state can keep a rep off its floor): the
-            # cheapest rep is the count
-            row['cycles'] = (min(sum(bcy, [])), min(sum(acy, [])))
-        elif bcy and acy:
+        if bcy and acy:
             row['cycles'] = (mean(_samples(bcy, between_runs)),
                              mean(_samples(acy, between_runs)))
         base = row['cycles'] if deterministic else row['ns']
@@ -474,7 +474,7 @@ def compare_tests(before, after, deterministic, between_runs, alpha):
         if deterministic:
             if row['cycles'] is None:
                 row['verdict'] = 'n/a (no counts)'
-            elif cyc[1] != cyc[0]:
+            elif abs(cyc[1] - cyc[0]) > cyc[0] * DET_SAME_PCT / 100:
                 row['verdict'] = 'exact'
                 row['worse'] = cyc[1] > cyc[0]
             else:
@@ -572,8 +572,8 @@ def _check_comparable(docs, names):
 def _header(before, after, bnames, anames, deterministic, between_runs,
             rows, alpha):
     b0, a0 = before[0], after[0]
-    hdr = [f'{b0["benchmark"]}: {_label(bnames)} (before) vs '
-           f'{_label(anames)} (after)']
+    hdr = [(f'{b0["benchmark"]}: {_label(bnames)} (before) vs '
+            f'{_label(anames)} (after)')]
     hdr += [f'before: {_describe(d)}' for d in before]
     hdr += [f'after:  {_describe(d)}' for d in after]
     hdr.append(_differences(b0['run']['parameters'], a0['run']['parameters'],
@@ -583,9 +583,9 @@ def _header(before, after, bnames, anames, deterministic, between_runs,
         if bv != av:
             hdr.append(f'config differs: {key} {bv} -> {av}')
     if deterministic:
-        hdr.append('deterministic runs: instructions per element (the '
-                   'cheapest rep) compared exactly; change is of '
-                   'instructions')
+        hdr.append('deterministic runs: mean instructions per element, a '
+                   f'change of {DET_SAME_PCT:g} % or less is the same (the '
+                   'spread across boots); change is of instructions')
     else:
         hdr.append(f"test: Welch's t-test, two-sided, family-wise alpha "
                    f"{alpha:g} over the tests (Holm), on " +
@@ -650,17 +650,13 @@ TYPE_RE = re.compile(
     r'^Type:(?P<name>\S+)(?P<cpu> cpu:\d+)?(?: rep:\d+/\d+)? Per elem: '
     r'\S+ \S+ \S+ ns \(step:\d+\) - \(measurement period time:\S+ sec '
     r'time_interval:(?P<time>\d+)\) - \(invoke count:(?P<cnt>\d+) '
-    r'tsc_interval:(?P<tsc>\d+)\) - \(min chunk: (?P<mcyc>[\d.]+) \S+ '
-    r'(?P<mns>[\d.]+) ns elements:(?P<mcnt>\d+)\)$')
+    r'tsc_interval:(?P<tsc>\d+)\)$')
 START_RE = re.compile(r'^run start tag:\S+ (?P<params>.*)$')
 PATH_RE = re.compile(r'^Path:(?P<name>\S+) expect:\S+ (?P<rest>.*)$')
 
 
-def _rep(m, min_chunk):
-    """One repetition of a Type: line match, per element."""
-    if min_chunk:
-        return {'cycles': float(m['mcyc']), 'ns': float(m['mns']),
-                'elements': int(m['mcnt'])}
+def _rep(m):
+    """One repetition of a Type: line match: its means per element."""
     cnt = int(m['cnt'])
     return {'cycles': int(m['tsc']) / cnt, 'ns': int(m['time']) / cnt,
             'elements': cnt}
@@ -673,8 +669,8 @@ def _path(rest):
     num = {k: int(v) for k, v in (f.split(':', 1) for f in rest.split()
                                   if ':' in f) if v.isdigit()}
     out = []
-    for what, keys in (('pages from', (('cache', 'from_cache'), (
-            'ring', 'from_ring'), ('page allocator', 'from_page_allocator'))),
+    for what, keys in (('allocations', (('fast', 'fast'), (
+            'refill', 'refill'), ('slow', 'slow'))),
                        ('returned to', (('cache', 'cached'), ('ring', 'ring'),
                                         ('released', 'released')))):
         total = sum(num.get(k, 0) for _, k in keys)
@@ -684,7 +680,7 @@ def _path(rest):
     return 'ok', 'path: ' + '; '.join(out)
 
 
-def parse_log(lines, names, min_chunk):
+def parse_log(lines, names):
     """Parameters, and per test of NAMES: reps, path check, error lines."""
     params, tests = {}, {n: {'reps': [], 'path': ('not checked', None),
                               'errors': [], 'failed': False}
@@ -706,7 +702,7 @@ def parse_log(lines, names, min_chunk):
             elif m['cpu']:
                 continue        # one returning CPU: on the driver's lines
             if name in tests:
-                tests[name]['reps'].append(_rep(m, min_chunk))
+                tests[name]['reps'].append(_rep(m))
             continue
         m = PATH_RE.match(line)
         if m and m['name'] in tests:
@@ -730,10 +726,10 @@ def _read(path):
 def _environment(deterministic, stats_seen):
     """Run mode, CPU model and kernel configuration, as far as known."""
     cpuinfo = _read('/proc/cpuinfo')
-    model = re.search(r'^model name\s*:\s*(.*)$', cpuinfo, re.M)
+    model = re.search(r'^model name\s*:\s*(.*)$', cpuinfo, re.MULTILINE)
     mode = 'deterministic' if deterministic else 'emulated' \
         if 'QEMU TCG' in cpuinfo else 'virtual-machine' \
-        if re.search(r'^flags\s*:.*\bhypervisor\b', cpuinfo, re.M) \
+        if re.search(r'^flags\s*:.*\bhypervisor\b', cpuinfo, re.MULTILINE) \
         else 'hardware'
     try:
         with gzip.open('/proc/config.gz', 'rt', encoding='utf-8') as f:
@@ -761,7 +757,7 @@ def build_doc(params, tests, skipped, deterministic):
     seen = [t['path'][0] for t in tests.values()]
     stats_seen = True if 'ok' in seen else None
     mode, model, config = _environment(deterministic, stats_seen)
-    params = dict(params, estimator='min-chunk' if deterministic else 'mean')
+    params = dict(params, estimator='mean')
     x86 = platform.machine() in ('x86_64', 'i686', 'i386')
     unit = 'instructions' if deterministic else \
         ('tsc-cycles' if x86 else 'cycles')
@@ -829,7 +825,7 @@ def report(args):
     skipped = set(args.skip.split()) if args.skip else set()
     try:
         with open(args.report, encoding='utf-8', errors='replace') as f:
-            params, tests = parse_log(f, names, deterministic)
+            params, tests = parse_log(f, names)
     except OSError as e:
         raise BenchError(f'{args.report}: cannot read: {e.strerror}') from e
     doc = build_doc(params, tests, skipped, deterministic)
@@ -870,8 +866,7 @@ def report(args):
             print(f'# {name}: ' + ('failed' if reps else 'no result'))
             print(f'fail {name}')
             continue
-        value = min(r['cycles'] for r in reps) if deterministic else \
-            t['stats']['ns']['mean']
+        value = t['stats']['cycles' if deterministic else 'ns']['mean']
         perf = f'{value:.3f}{unit}'
         if gate_failed:
             print(f'# {name}: {gate_failed}')
@@ -929,7 +924,7 @@ def main(argv=None):
                      help='tests that were skipped, space-separated')
     drv.add_argument('--deterministic', action='store_true',
                      help='cycles are instructions (QEMU -icount): report '
-                     'the cheapest chunk')
+                     'the mean instructions per element')
     drv.add_argument('--json', metavar='FILE', help='write the run as JSON')
     drv.add_argument('--baseline', metavar='FILE',
                      help='fail tests significantly slower than in this '

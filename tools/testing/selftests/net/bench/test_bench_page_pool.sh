@@ -3,11 +3,11 @@
 #
 # Load bench_page_pool.ko, which runs the selected tests from its init and
 # prints one "Type:" line per result, and report each test as a KTAP test
-# case with its figure as "# perf=<value><unit>": nanoseconds per element,
-# or with BENCH_DETERMINISTIC=1 (QEMU -icount, where the TSC counts
-# instructions) instructions per element in the cheapest 64-element chunk.
-# Diagnostics (cycles, path check, errors) come on "#" lines before each
-# result. Exit 0 when all pass, 1 when one fails, 4 when all are skipped.
+# case with its figure as "# perf=<value><unit>": the mean nanoseconds per
+# element, or with BENCH_DETERMINISTIC=1 (QEMU -icount, where the TSC
+# counts instructions) the mean instructions per element. Diagnostics
+# (cycles, the cheapest chunk, path check, errors) come on "#" lines
+# before each result. Exit 0 when all pass, 1 when one fails, 4 when all are skipped.
 
 set -u
 
@@ -31,12 +31,14 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
 
   -l LOOPS           elements per test (module default 500000,
                      100000 with KSFT_MACHINE_SLOW=yes)
-  -f RUN_FLAGS       bit mask of tests (default 0xff): 0x01 baselines,
+  -f RUN_FLAGS       bit mask of tests (default 0x1ff): 0x01 baselines,
                      0x02/0x04/0x08 page_pool fast path, ptr_ring and slow
                      path in process context, 0x10/0x20/0x40 the same in
-                     softirq context, 0x80 cross-CPU return
+                     softirq context, 0x80 cross-CPU return, 0x100
+                     NAPI-local return in softirq context
   -c RETURNING_CPUS  CPUs returning pages in the cross-CPU test (default 1)
-  -C CPU             CPU running the tests (default: not pinned)
+  -C CPU             CPU running the tests (default: the first one this
+                     script may run on)
   -v                 verbose module output
   -r REPEAT          runs of each test, with statistics of them
   -j FILE            write the results as JSON (also BENCH_JSON=FILE)
@@ -56,7 +58,7 @@ TESTS=(for_loop:0x01 atomic_inc:0x01 lock:0x01
 	no-softirq-page_pool01:0x02 no-softirq-page_pool02:0x04
 	no-softirq-page_pool03:0x08 tasklet_page_pool01_fast_path:0x10
 	tasklet_page_pool02_ptr_ring:0x20 tasklet_page_pool03_slow:0x40
-	cross_cpu_return:0x80)
+	tasklet_page_pool04_napi_local:0x100 cross_cpu_return:0x80)
 
 # A usage error: one failed case, exit 1
 bad_usage()
@@ -96,13 +98,10 @@ for k in run_flags returning_cpus repeat; do
 	[[ ${param[$k]:-1} =~ ^(0x[0-9a-fA-F]+|[1-9][0-9]*|0)$ ]] ||
 		bad_usage "$k=${param[$k]}: not a number"
 done
-flags=$((${param[run_flags]:-0xff}))
+flags=$((${param[run_flags]:-0x1ff}))
 [ "${KSFT_MACHINE_SLOW:-}" = yes ] && : "${param[loops]:=100000}"
 unit=ns
-if [ "${BENCH_DETERMINISTIC:-0}" = 1 ]; then
-	unit=insn
-	: "${param[chunk]:=64}"
-fi
+[ "${BENCH_DETERMINISTIC:-0}" = 1 ] && unit=insn
 
 skip_all()
 {
@@ -213,24 +212,21 @@ if [ "$flags" -ne 0 ]; then
 		echo "# insmod exited with $rc: $(head -n 1 "$TMP/insmod.err")"
 		grep -v '^Type:.* Per elem:' "$TMP/log" | sed 's/^/# /'
 	fi
+	sed -n 's/^run start .* cpu:\([0-9]*\) .*/# tests bound to CPU \1/p' "$TMP/log"
 	if grep -qE '^(model name.*QEMU|flags.* hypervisor)' /proc/cpuinfo; then
 		echo "# measured in a virtual machine or emulator: not hardware figures"
 	fi
-	if grep -q '^Path:.* alloc from_cache:' "$TMP/log"; then
+	if grep -q '^Path:.* alloc fast:' "$TMP/log"; then
 		echo "# page_pool figures include CONFIG_PAGE_POOL_STATS (the path checks need it)"
 	fi
 fi
 
-# perf_of NAME: the figure of NAME's Type: line, in $unit
+# perf_of NAME: the figure of NAME's Type: line, in $unit: its mean
 perf_of()
 {
 	awk -v name="Type:$1" -v unit="$unit" '
-		$1 == name && $2 == "Per" {
-			i = index($0, "(min chunk: ")
-			if (unit == "insn") { split(substr($0, i + 12), m, " "); print m[1] }
-			else print $6
-			exit
-		}' "$TMP/log"
+		$1 == name && $2 == "Per" { print (unit == "insn" ? $4 : $6); exit }' \
+		"$TMP/log"
 }
 
 npass=0 nfail=0 nskip=0
@@ -267,7 +263,7 @@ for i in "${!selected[@]}"; do
 		continue
 	fi
 	# Diagnostics: the full result lines and what the module said of t
-	grep -E "^(Type|Path|FAIL Type):${t}[: ]|^Type:$fig " "$TMP/log" |
+	grep -E "^(Type|Chunk|Path|FAIL Type):${t}[: ]|^(Type|Chunk):$fig " "$TMP/log" |
 		sed -E 's/ - \(measurement period.*tsc_interval:[0-9]+\)//; s/^/# /'
 	value=$(perf_of "$fig")
 	if grep -q "^FAIL Type:$t " "$TMP/log" || [ -z "$value" ]; then

@@ -20,7 +20,7 @@ void time_bench_init(struct time_bench_record *rec, int step)
 	rec->step = step;
 }
 
-/* Keep @cnt, @tsc, @time as the minimum chunk if it has fewer cycles per element */
+/* Keep @cnt, @tsc, @time as the cheapest chunk if it has fewer cycles per element */
 static void time_bench_min(struct time_bench_record *rec, u64 cnt, u64 tsc,
 			   u64 time)
 {
@@ -46,7 +46,11 @@ void time_bench_chunk_done(struct time_bench_record *rec, u64 cnt, u64 tsc,
 	rec->tsc_interval += tsc;
 	rec->time_interval += time;
 	rec->invoked_cnt += cnt;
-	time_bench_min(rec, cnt, tsc, time);
+	/* A short chunk would compete with fewer batched events */
+	if (rec->min_len && cnt == rec->min_len) {
+		rec->min_chunks++;
+		time_bench_min(rec, cnt, tsc, time);
+	}
 }
 
 /* Fold the accumulated measurement of @rec into @sum */
@@ -56,6 +60,7 @@ void time_bench_add(struct time_bench_record *sum,
 	sum->invoked_cnt += rec->invoked_cnt;
 	sum->tsc_interval += rec->tsc_interval;
 	sum->time_interval += rec->time_interval;
+	sum->min_chunks += rec->min_chunks;
 	time_bench_min(sum, rec->min_cnt, rec->min_tsc, rec->min_time);
 }
 
@@ -89,10 +94,13 @@ int time_bench_calc_stats(struct time_bench_record *rec)
 			    &rec->cycles_decimal);
 	time_bench_per_elem(rec->time_interval, cnt, &rec->ns_per_call_quotient,
 			    &rec->ns_per_call_decimal);
-	time_bench_per_elem(rec->min_tsc, rec->min_cnt,
-			    &rec->min_cycles_quotient, &rec->min_cycles_decimal);
-	time_bench_per_elem(rec->min_time, rec->min_cnt, &rec->min_ns_quotient,
-			    &rec->min_ns_decimal);
+	if (rec->min_cnt) {
+		time_bench_per_elem(rec->min_tsc, rec->min_cnt,
+				    &rec->min_cycles_quotient,
+				    &rec->min_cycles_decimal);
+		time_bench_per_elem(rec->min_time, rec->min_cnt,
+				    &rec->min_ns_quotient, &rec->min_ns_decimal);
+	}
 
 	rec->time_sec = div_u64_rem(rec->time_interval, NSEC_PER_SEC,
 				    &rec->time_sec_remainder);
@@ -101,19 +109,26 @@ int time_bench_calc_stats(struct time_bench_record *rec)
 
 /*
  * Print a result in the format the original time_bench used, cycles now
- * with decimals as the nanoseconds, with the minimum chunk appended.
+ * with decimals as the nanoseconds; then, when the record kept one, the
+ * cheapest full chunk on a line of its own, as a diagnostic.
  * @label is inserted after the type, e.g. "cpu:3".
  */
 void time_bench_print(const char *type, const char *label,
 		      const struct time_bench_record *rec)
 {
-	pr_info("Type:%s%s%s Per elem: %llu.%03llu %s %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu) - (min chunk: %llu.%03llu %s %llu.%03llu ns elements:%llu)\n",
-		type, label ? " " : "", label ? label : "",
+	const char *sep = label ? " " : "";
+
+	label = label ? label : "";
+	pr_info("Type:%s%s%s Per elem: %llu.%03llu %s %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu)\n",
+		type, sep, label,
 		rec->cycles_quotient, rec->cycles_decimal, TIME_BENCH_CYCLES,
 		rec->ns_per_call_quotient, rec->ns_per_call_decimal,
 		rec->step, rec->time_sec, rec->time_sec_remainder,
-		rec->time_interval, rec->invoked_cnt, rec->tsc_interval,
-		rec->min_cycles_quotient, rec->min_cycles_decimal,
-		TIME_BENCH_CYCLES, rec->min_ns_quotient, rec->min_ns_decimal,
-		rec->min_cnt);
+		rec->time_interval, rec->invoked_cnt, rec->tsc_interval);
+	if (rec->min_cnt)
+		pr_info("Chunk:%s%s%s cheapest of %llu full chunks of %llu: %llu.%03llu %s %llu.%03llu ns per element, without most batched work\n",
+			type, sep, label, rec->min_chunks, rec->min_cnt,
+			rec->min_cycles_quotient, rec->min_cycles_decimal,
+			TIME_BENCH_CYCLES, rec->min_ns_quotient,
+			rec->min_ns_decimal);
 }

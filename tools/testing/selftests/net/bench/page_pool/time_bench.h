@@ -9,11 +9,12 @@
  * chunks (with rescheduling or a softirq exit in between) without
  * counting the time spent outside the chunks.
  *
- * It also keeps the chunk with the fewest cycles per element: that chunk
- * saw no interrupt and none of the occasional slow work (a refill or
- * flush of a per-CPU list) that the mean spreads over all elements.
- * Where cycles count instructions (QEMU -icount), this minimum repeats
- * exactly from boot to boot while the mean varies with such events.
+ * The figure is the mean over all chunks.  As a diagnostic a record can
+ * also keep the cheapest of its full chunks of min_len elements: a chunk
+ * that saw no interrupt and fewer of the batched events the mean spreads
+ * over all elements (page_pool's refills, the page allocator's per-CPU
+ * list refills and flushes).  It leaves their cost out: a change to that
+ * batched work does not show in it, and it falls with more chunks.
  */
 #ifndef _BENCH_TIME_BENCH_H
 #define _BENCH_TIME_BENCH_H
@@ -34,7 +35,9 @@ struct time_bench_record {
 	u64 tsc_start;
 	u64 time_start;
 
-	/* The chunk with the fewest cycles per element */
+	/* The full chunk with the fewest cycles per element (diagnostic) */
+	u64 min_len;		/* elements of a full chunk, 0: keep none */
+	u64 min_chunks;		/* full chunks seen */
 	u64 min_cnt;		/* its elements, 0 before the first chunk */
 	u64 min_tsc;		/* its cycles */
 	u64 min_time;		/* its nanoseconds */
