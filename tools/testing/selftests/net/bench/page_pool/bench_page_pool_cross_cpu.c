@@ -331,7 +331,7 @@ static int xcpu_row(const char *type, const char *label, unsigned int nr,
 	unsigned int k, qsize, queues = 0, started = 0;
 	struct xcpu_stats before, after;
 	struct xcpu_row *x;
-	u64 returned = 0, t0, wall = 0;
+	u64 returned = 0, t0, wall;
 	int cpu, err = 0;
 
 	x = kzalloc(struct_size(x, ret, nr), GFP_KERNEL);
