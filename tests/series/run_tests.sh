@@ -58,8 +58,8 @@ if [ -z "$bad" ]; then
 else
 	not_ok "subjects: [PATCH net-next N/$n] and upstream's prefixes" "$bad"
 fi
-expect_grep "the cover letter is [PATCH net-next 0/$n]" "$cover" \
-	"^Subject: \[PATCH net-next 0/$n\] [a-z]"
+expect_grep "the cover letter is [PATCH net-next 0/$n] (00/$n from ten patches on)" "$cover" \
+	"^Subject: \\[PATCH net-next 0+/$n\\] [a-z]"
 expect_no_grep "the cover letter's template is filled" "$cover" \
 	'\*\*\*|@[A-Z]+@'
 expect_grep "the cover letter has a diffstat" "$cover" \
