@@ -113,19 +113,23 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 
 	run "$v-default" --
 	expect_exit "$v-default" 0
-	expect_grep "$v-default: plan of 11" "$tmp/$v-default.out" '^1\.\.11$'
+	expect_grep "$v-default: plan of 13" "$tmp/$v-default.out" '^1\.\.13$'
 	c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$tmp/$v-default.out")
-	if [ "$c" -eq 11 ]; then
-		ok "$v-default: 11 'ok N name # perf=<decimal>ns' lines"
+	if [ "$c" -eq 13 ]; then
+		ok "$v-default: 13 'ok N name # perf=<decimal>ns' lines"
 	else
-		not_ok "$v-default: 11 'ok N name # perf=<decimal>ns' lines" "$c"
+		not_ok "$v-default: 13 'ok N name # perf=<decimal>ns' lines" "$c"
 	fi
 	expect_grep "$v-default: the CPU the tests ran on" "$tmp/$v-default.out" \
 		'^# tests bound to CPU 0$'
 	expect_grep "$v-default: upstream's names" "$tmp/$v-default.out" \
 		'^ok 4 no-softirq-page_pool01 # perf=5\.410ns$'
-	expect_grep "$v-default: cross_cpu_return reports its average" \
-		"$tmp/$v-default.out" '^ok 11 cross_cpu_return # perf=120\.260ns$'
+	expect_grep "$v-default: a cross_cpu_return case per returning CPU count" \
+		"$tmp/$v-default.out" '^ok 11 cross_cpu_return_1cpu # perf=120\.260ns$'
+	expect_grep "$v-default: up to 3 returning CPUs on 4 CPUs" \
+		"$tmp/$v-default.out" '^ok 13 cross_cpu_return_3cpu # perf=360\.760ns$'
+	expect_grep "$v-default: each side of a row comes before it" \
+		"$tmp/$v-default.out" '^# Type:cross_cpu_return_2cpu_alloc cpu:0 Per elem'
 	expect_no_grep "$v-default: no ' # SKIP' in a passing run" "$tmp/$v-default.out" ' # SKIP'
 	expect_grep "$v-default: the NAPI-local test's path check before its result" \
 		"$tmp/$v-default.out" '^# Path:tasklet_page_pool04_napi_local expect:cached 100\.00% '
@@ -150,6 +154,38 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_exit "$v-1cpu" 4
 	expect_grep "$v-1cpu: cross_cpu_return SKIPs" "$tmp/$v-1cpu.out" \
 		'^ok 1 cross_cpu_return # SKIP'
+	expect_grep "$v-1cpu: the module was loaded and skipped it" \
+		"$tmp/$v-1cpu.out" '^# Type:cross_cpu_return skipped: needs 2 online CPUs'
+	run "$v-2cpu" FAKE_CPUS=2 -- -f 0x80
+	expect_exit "$v-2cpu" 0
+	expect_grep "$v-2cpu: one cross_cpu_return case" "$tmp/$v-2cpu.out" \
+		'^1\.\.1$'
+	run "$v-c5" -- -f 0x80 -c 5
+	expect_exit "$v-c5" 4
+	expect_grep "$v-c5: more returning CPUs than there are SKIPs" \
+		"$tmp/$v-c5.out" '^# cross_cpu_return: needs 6 online CPUs, 4 online$'
+	run "$v-detx" BENCH_DETERMINISTIC=1 -- -f 0x82
+	expect_exit "$v-detx" 0
+	expect_grep "$v-detx: cross_cpu_return is not run deterministically" \
+		"$tmp/$v-detx.out" '^ok 2 cross_cpu_return # SKIP'
+	# A real run's lines (7.2 guest, 4 vCPUs, TCG), also through the helper
+	canned=$TESTS_DIR/driver/fake/xcpu-4cpu.log
+	run "$v-canned" FAKE_LOG="$canned" -- -f 0x80
+	run "$v-cannedj" FAKE_LOG="$canned" -- -f 0x80 -j "$tmp/canned.json"
+	for o in canned cannedj; do
+		expect_exit "$v-$o" 0
+		expect_grep "$v-$o: the rows of a real run" "$tmp/$v-$o.out" \
+			'^ok 3 cross_cpu_return_3cpu # perf=1120\.175ns$'
+		expect_grep "$v-$o: a row's wall time and busy sides" "$tmp/$v-$o.out" \
+			'^# Row:cross_cpu_return_3cpu pages:523920 of 1500000 in 4147 ms \(time bound reached\)'
+	done
+	expect_grep "$v-canned: a row's path check" "$tmp/$v-canned.out" \
+		'^# Path:cross_cpu_return_2cpu expect:ring .* ring:444592 ring_full:0 released:0$'
+	expect_grep "$v-cannedj: the path check's shares" "$tmp/$v-cannedj.out" \
+		'^# cross_cpu_return_2cpu: path: returned to cache 0\.0% ring 100\.0% released 0\.0% of 444592$'
+	check "$v-cannedj: its JSON validates" \
+		"$tmp/t/sel/net/bench/bench_compare.py" --validate "$tmp/canned.json"
+	kunit_parses "$v-canned"
 	expect_no_grep "$v-1cpu: no Bail out!" "$tmp/$v-1cpu.out" 'Bail out'
 
 	run "$v-1cpu-all" FAKE_CPUS=1 --
@@ -158,7 +194,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	run "$v-enoexec" FAKE_SCENARIO=enoexec --
 	expect_exit "$v-enoexec" 4
 	c=$(grep -c '^ok [0-9]* .* # SKIP' "$tmp/$v-enoexec.out")
-	if [ "$c" -eq 11 ]; then ok "$v-enoexec: every case SKIPs"; else
+	if [ "$c" -eq 13 ]; then ok "$v-enoexec: every case SKIPs"; else
 		not_ok "$v-enoexec: every case SKIPs" "$c"; fi
 
 	run "$v-vermagic" FAKE_VERMAGIC=0.0.0-other --
@@ -199,10 +235,10 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		check "$v-r$r: bench_compare.py accepts the driver's JSON" \
 			"$CMP" --validate "$tmp/r$r.json"
 		c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]{3}ns$' "$tmp/$v-r$r.out")
-		if [ "$c" -eq 11 ]; then
-			ok "$v-r$r: 11 'ok N name # perf=<decimal>ns' lines"
+		if [ "$c" -eq 13 ]; then
+			ok "$v-r$r: 13 'ok N name # perf=<decimal>ns' lines"
 		else
-			not_ok "$v-r$r: 11 'ok N name # perf=<decimal>ns' lines" "$c"
+			not_ok "$v-r$r: 13 'ok N name # perf=<decimal>ns' lines" "$c"
 		fi
 	done
 	expect_grep "$v-r5: statistics of the repetitions" "$tmp/$v-r5.out" \

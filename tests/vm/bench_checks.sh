@@ -50,7 +50,6 @@ loops=999 loops
 loops=4294967296 loops
 run_flags=0 run_flags
 run_flags=0x200 run_flags
-returning_cpus=0 returning_cpus
 returning_cpus=$cpus returning_cpus
 cpu=$cpus cpu
 cpu=-2 cpu

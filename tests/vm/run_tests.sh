@@ -14,7 +14,7 @@
 SUBTESTS='for_loop atomic_inc lock
 no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring
-tasklet_page_pool03_slow tasklet_page_pool04_napi_local cross_cpu_return'
+tasklet_page_pool03_slow tasklet_page_pool04_napi_local cross_cpu_return_1cpu'
 
 # check_ktap TARGET HOW LOG: the job of TARGET that vmtest.sh's output LOG
 # names passed, and its KTAP file (HOW: install or tree) has every

@@ -674,8 +674,10 @@ def _path(rest):
                        ('returned to', (('cache', 'cached'), ('ring', 'ring'),
                                         ('released', 'released')))):
         total = sum(num.get(k, 0) for _, k in keys)
+        if not total:
+            continue    # not counted (cross-CPU rows: the origins)
         out.append(what + ' ' + ' '.join(
-            f'{w} {100.0 * num.get(k, 0) / (total or 1):.1f}%'
+            f'{w} {100.0 * num.get(k, 0) / total:.1f}%'
             for w, k in keys) + f' of {total}')
     return 'ok', 'path: ' + '; '.join(out)
 
@@ -697,10 +699,8 @@ def parse_log(lines, names):
         m = TYPE_RE.match(line)
         if m:
             name = m['name']
-            if name == 'cross_cpu_return_avg':
-                name = 'cross_cpu_return'
-            elif m['cpu']:
-                continue        # one returning CPU: on the driver's lines
+            if m['cpu']:
+                continue        # one side of a cross-CPU row: diagnostics
             if name in tests:
                 tests[name]['reps'].append(_rep(m))
             continue
@@ -708,7 +708,7 @@ def parse_log(lines, names):
         if m and m['name'] in tests:
             tests[m['name']]['path'] = _path(m['rest'])
             continue
-        m = re.match(r'^(FAIL )?Type:(\S+) ', line)
+        m = re.match(r'^(FAIL )?(?:Type|Row):(\S+) ', line)
         if m and m[2] in tests:
             tests[m[2]]['errors'].append(line)
             tests[m[2]]['failed'] |= bool(m[1])

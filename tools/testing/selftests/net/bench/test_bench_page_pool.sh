@@ -36,7 +36,8 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
                      path in process context, 0x10/0x20/0x40 the same in
                      softirq context, 0x80 cross-CPU return, 0x100
                      NAPI-local return in softirq context
-  -c RETURNING_CPUS  CPUs returning pages in the cross-CPU test (default 1)
+  -c RETURNING_CPUS  cross-CPU cases for 1..RETURNING_CPUS returning CPUs
+                     (default: one per other CPU, at most 4)
   -C CPU             CPU running the tests (default: the first one this
                      script may run on)
   -v                 verbose module output
@@ -140,19 +141,28 @@ if [ -d "/sys/module/$MOD" ] && ! rmmod "$MOD" 2>/dev/null; then
 	skip_all "$MOD is loaded and cannot be removed (another run in progress?)"
 fi
 
-# The cross-CPU test needs a CPU besides the allocating one
+# Cases in the module's order; cross_cpu_return has one per number of
+# returning CPUs, 1..rows, or is skipped (on one CPU by the module too)
 selected=()
 skip_reason=()
 cpus=$(nproc 2>/dev/null || echo 1)
+rows=$((${param[returning_cpus]:-0}))
+[ "$rows" -gt 0 ] || rows=$((cpus > 4 ? 4 : cpus - 1))
+why=
+[ "$unit" = insn ] && why="not run in deterministic mode (one emulated CPU at a time)"
+[ "$rows" -ge "$cpus" ] && why="needs $((rows + 1)) online CPUs, $cpus online"
+[ "$rows" -eq 0 ] && why="needs 2 online CPUs, $cpus online"
 for t in "${TESTS[@]}"; do
 	(( flags & ${t#*:} )) || continue
-	selected+=("${t%:*}")
+	t=${t%:*}
+	if [ "$t" = cross_cpu_return ] && [ -z "$why" ]; then
+		mapfile -t -O ${#selected[@]} selected < <(seq -f "${t}_%gcpu" "$rows")
+		continue
+	fi
+	[ "$t" = cross_cpu_return ] && skip_reason[${#selected[@]}]=$why
+	selected+=("$t")
 done
-if (( flags & 0x80 )) && [ "$cpus" -lt $((${param[returning_cpus]:-1} + 1)) ]; then
-	need=$((${param[returning_cpus]:-1} + 1))
-	skip_reason[${#selected[@]} - 1]="needs $need online CPUs, $cpus online"
-	flags=$((flags & ~0x80))
-fi
+[ -n "$why" ] && [ "$rows" -gt 0 ] && flags=$((flags & ~0x80))
 [ ${#selected[@]} -gt 0 ] || skip_all "run_flags selects no test"
 ntests=${#selected[@]}
 ktap_set_plan "$ntests"
@@ -255,17 +265,17 @@ if [ ${#helper[@]} -gt 0 ] && [ "$flags" -ne 0 ]; then
 fi
 for i in "${!selected[@]}"; do
 	t=${selected[i]}
-	[ "$t" = cross_cpu_return ] && fig=cross_cpu_return_avg || fig=$t
 	if [ -n "${skip_reason[i]:-}" ]; then
+		grep -s "^Type:$t skipped" "$TMP/log" | sed 's/^/# /'
 		echo "# $t: ${skip_reason[i]}"
 		ktap_test_skip "$t"
 		nskip=$((nskip + 1))
 		continue
 	fi
 	# Diagnostics: the full result lines and what the module said of t
-	grep -E "^(Type|Chunk|Path|FAIL Type):${t}[: ]|^(Type|Chunk):$fig " "$TMP/log" |
+	grep -E "^(Type|Chunk|Path|Row|FAIL Type):${t}(_alloc)?[: ]" "$TMP/log" |
 		sed -E 's/ - \(measurement period.*tsc_interval:[0-9]+\)//; s/^/# /'
-	value=$(perf_of "$fig")
+	value=$(perf_of "$t")
 	if grep -q "^FAIL Type:$t " "$TMP/log" || [ -z "$value" ]; then
 		[ -n "$value" ] || echo "# $t: no result"
 		ktap_test_fail "$t"

@@ -62,13 +62,11 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
-#include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/page_pool/helpers.h>
 
-#include "time_bench.h"
+#include "bench_page_pool.h"
 
 #define BENCH_LOOPS_MIN		1000	/* time_bench needs this many */
 #define BENCH_LOOPS_DEFAULT	500000
@@ -81,11 +79,6 @@
 #define BENCH_TAG_MAX		32
 #define BENCH_REPEAT_MAX	1000
 #define BENCH_LABEL_MAX		32
-
-/* Cross-CPU test: page_pool caps its ptr_ring at 16384 entries */
-#define XCPU_RING_MAX		16384
-#define XCPU_RING_SLACK		512	/* alloc cache, refill and ring batching */
-#define XCPU_BATCH_MAX		256
 
 /* Bits of run_flags, keep MODULE_PARM_DESC(run_flags) in sync */
 enum bench_bit {
@@ -106,7 +99,7 @@ enum bench_bit {
 static unsigned long loops = BENCH_LOOPS_DEFAULT;
 module_param(loops, ulong, 0444);
 MODULE_PARM_DESC(loops,
-		 "Elements per test, 1000..4294967295 (default 500000); for_loop and atomic_inc run 10x, cross_cpu_return returns this many pages per returning CPU");
+		 "Elements per test, 1000..4294967295 (default 500000); for_loop and atomic_inc run 10x, cross_cpu_return hands out this many pages per returning CPU");
 
 static unsigned long run_flags = BENCH_FLAGS_ALL;
 module_param(run_flags, ulong, 0444);
@@ -123,10 +116,10 @@ module_param(chunk, uint, 0444);
 MODULE_PARM_DESC(chunk,
 		 "Elements per timed chunk, a multiple of page_pool's alloc cache refill (64 with 4K pages) up to 65536 (default 8192); rescheduling or a softirq exit happens between chunks");
 
-static unsigned int returning_cpus = 1;
+static unsigned int returning_cpus;
 module_param(returning_cpus, uint, 0444);
 MODULE_PARM_DESC(returning_cpus,
-		 "CPUs returning pages concurrently in cross_cpu_return, 1..online CPUs - 1 (default 1)");
+		 "cross_cpu_return measures 1..returning_cpus CPUs returning pages concurrently, at most online CPUs - 1; 0 = up to 4 (default), skipped on one CPU");
 
 static int bench_cpu = -1;
 module_param_named(cpu, bench_cpu, int, 0444);
@@ -147,7 +140,7 @@ static bool bench_stop;
 static struct completion bench_done;
 static unsigned int bench_ran, bench_failed;
 
-static bool bench_aborted(void)
+bool bench_aborted(void)
 {
 	return READ_ONCE(bench_stop);
 }
@@ -251,8 +244,8 @@ static void bench_cpu_put(void)
 	cpus_read_unlock();
 }
 
-static int bench_report(const char *type, const char *label,
-			struct time_bench_record *rec)
+int bench_report(const char *type, const char *label,
+		 struct time_bench_record *rec)
 {
 	int err = time_bench_calc_stats(rec);
 
@@ -633,270 +626,11 @@ out:
 	return err ? err : bench_report(t->name, label, &rec);
 }
 
-/*
- * Cross-CPU return: one CPU allocates, returning_cpus other CPUs return
- * the pages concurrently through the ptr_ring, as when packets are freed
- * on another CPU than the one running the driver's NAPI poll.
- *
- * Per round the allocating CPU hands each returner a batch of ready pages
- * and starts the round; the returners wait for each other, then time only
- * their return loop.  Batches are sized so that the ptr_ring holds all
- * returned pages, otherwise they would fall back to the page allocator.
- */
-struct xcpu_returner {
-	struct xcpu_test *x;
-	struct task_struct *task;
-	struct page **pages;
-	u32 nr_pages;		/* handed over for the current round */
-	int cpu;
-	struct time_bench_record rec;
-} ____cacheline_aligned_in_smp;
-
-struct xcpu_test {
-	struct page_pool *pp;
-	struct xcpu_returner *ret;
-	unsigned int nr_ret;
-	unsigned int round;	/* round number, published with release */
-	atomic_t arrived;	/* start barrier of the round */
-	atomic_t pending;	/* returners not done with the round */
-	wait_queue_head_t round_wq;
-	wait_queue_head_t done_wq;
-};
-
-static unsigned int xcpu_round(struct xcpu_test *x)
-{
-	/* Acquire pairs with the release publishing the round's pages */
-	return smp_load_acquire(&x->round);
-}
-
-static int xcpu_returner_fn(void *arg)
-{
-	struct xcpu_returner *r = arg;
-	struct xcpu_test *x = r->x;
-	unsigned int seen = 0;
-	u32 i;
-
-	for (;;) {
-		wait_event_interruptible(x->round_wq,
-					 xcpu_round(x) != seen ||
-					 kthread_should_stop());
-		if (kthread_should_stop())
-			break;
-		seen = xcpu_round(x);
-
-		/* Start together, so the returns really are concurrent */
-		atomic_inc(&x->arrived);
-		while (atomic_read(&x->arrived) < x->nr_ret) {
-			cpu_relax();
-			cond_resched();
-		}
-
-		time_bench_start(&r->rec);
-		for (i = 0; i < r->nr_pages; i++)
-			page_pool_put_full_page(x->pp, r->pages[i], false);
-		time_bench_stop(&r->rec, r->nr_pages);
-
-		if (atomic_dec_and_test(&x->pending))
-			wake_up(&x->done_wq);
-	}
-	return 0;
-}
-
-/* Allocate @per_ret pages for each returner; on failure free them again */
-static int xcpu_fill(struct xcpu_test *x, u32 per_ret)
-{
-	unsigned int k;
-	u32 i;
-
-	for (k = 0; k < x->nr_ret; k++) {
-		struct xcpu_returner *r = &x->ret[k];
-
-		for (i = 0; i < per_ret; i++) {
-			r->pages[i] = page_pool_alloc_pages(x->pp, GFP_KERNEL);
-			if (!r->pages[i])
-				goto err;
-		}
-		r->nr_pages = per_ret;
-	}
-	return 0;
-err:
-	while (i--)
-		page_pool_put_full_page(x->pp, x->ret[k].pages[i], false);
-	while (k--) {
-		for (i = 0; i < x->ret[k].nr_pages; i++)
-			page_pool_put_full_page(x->pp, x->ret[k].pages[i], false);
-		x->ret[k].nr_pages = 0;
-	}
-	return -ENOMEM;
-}
-
-static int xcpu_rounds(struct xcpu_test *x, u32 batch)
-{
-	u64 done = 0;
-	int err;
-
-	while (done < loops) {
-		u32 per_ret = min_t(u64, batch, loops - done);
-
-		if (bench_aborted())
-			return -EINTR;
-		err = xcpu_fill(x, per_ret);
-		if (err)
-			return err;
-
-		atomic_set(&x->arrived, 0);
-		atomic_set(&x->pending, x->nr_ret);
-		/* Release: the pages and counts above are visible first */
-		smp_store_release(&x->round, x->round + 1);
-		wake_up_all(&x->round_wq);
-		/* A round is one batch per returner: this wait is short */
-		wait_event_interruptible(x->done_wq,
-					 !atomic_read(&x->pending));
-		done += per_ret;
-		cond_resched();
-	}
-	return 0;
-}
-
-static int xcpu_report(const struct bench_test *t, struct xcpu_test *x,
-		       u32 batch, const char *rep_label)
-{
-	struct time_bench_record sum;
-	char label[16 + BENCH_LABEL_MAX];
-	unsigned int k;
-	int err;
-
-	time_bench_init(&sum, batch);
-	for (k = 0; k < x->nr_ret; k++) {
-		struct xcpu_returner *r = &x->ret[k];
-
-		snprintf(label, sizeof(label), "cpu:%d%s%s", r->cpu,
-			 rep_label ? " " : "", rep_label ? rep_label : "");
-		err = bench_report(t->name, label, &r->rec);
-		if (err)
-			return err;
-		time_bench_add(&sum, &r->rec);
-	}
-	/* Mean over all returned pages; the period is summed over CPUs */
-	return bench_report("cross_cpu_return_avg", rep_label, &sum);
-}
-
+/* The cross-CPU test has its own file, bench_page_pool_cross_cpu.c */
 static int bench_xcpu_run(const struct bench_test *t, const char *label)
 {
-	struct pp_recycle_cnt before, after;
-	unsigned int nr = returning_cpus;
-	unsigned int k, started = 0;
-	struct xcpu_test xt = {}, *x = &xt;
-	int alloc_cpu, c;
-	bool pinned = false;
-	u32 batch;
-	int err;
-
-	batch = clamp_t(u32, (XCPU_RING_MAX - XCPU_RING_SLACK) / nr, 1,
-			XCPU_BATCH_MAX);
-
-	x->nr_ret = nr;
-	init_waitqueue_head(&x->round_wq);
-	init_waitqueue_head(&x->done_wq);
-	x->ret = kcalloc(nr, sizeof(*x->ret), GFP_KERNEL);
-	if (!x->ret)
-		return -ENOMEM;
-
-	/* The allocating side must stay on one CPU for the whole test */
-	alloc_cpu = bench_cpu;
-	if (alloc_cpu < 0) {
-		alloc_cpu = raw_smp_processor_id();
-		err = set_cpus_allowed_ptr(current, cpumask_of(alloc_cpu));
-		if (err) {
-			pr_err("Type:%s cannot pin to CPU %d: %d\n",
-			       t->name, alloc_cpu, err);
-			goto out_free;
-		}
-		pinned = true;
-	}
-
-	k = 0;
-	for_each_online_cpu(c) {
-		if (c == alloc_cpu)
-			continue;
-		x->ret[k].cpu = c;
-		if (++k == nr)
-			break;
-	}
-	if (k < nr) {
-		pr_err("Type:%s only %u CPUs besides CPU %d are online, %u needed\n",
-		       t->name, k, alloc_cpu, nr);
-		err = -EINVAL;
-		goto out_free;
-	}
-
-	x->pp = bench_pool_create(nr * batch + XCPU_RING_SLACK);
-	if (IS_ERR(x->pp)) {
-		err = PTR_ERR(x->pp);
-		pr_err("Type:%s page_pool_create failed: %d\n", t->name, err);
-		x->pp = NULL;
-		goto out_free;
-	}
-
-	for (k = 0; k < nr; k++) {
-		struct xcpu_returner *r = &x->ret[k];
-
-		r->x = x;
-		time_bench_init(&r->rec, batch);
-		r->pages = kcalloc_node(batch, sizeof(*r->pages), GFP_KERNEL,
-					cpu_to_node(r->cpu));
-		if (!r->pages) {
-			err = -ENOMEM;
-			goto out_stop;
-		}
-		r->task = kthread_create(xcpu_returner_fn, r, "pp_bench_ret/%d",
-					 r->cpu);
-		if (IS_ERR(r->task)) {
-			err = PTR_ERR(r->task);
-			r->task = NULL;
-			pr_err("Type:%s cannot start returner on CPU %d: %d\n",
-			       t->name, r->cpu, err);
-			goto out_stop;
-		}
-		kthread_bind(r->task, r->cpu);
-		wake_up_process(r->task);
-		started++;
-	}
-
-	if (verbose)
-		pr_info("Type:%s allocating on CPU %d, %u returning CPUs, batch %u, ring %u\n",
-			t->name, alloc_cpu, nr, batch, nr * batch + XCPU_RING_SLACK);
-
-	pp_recycle_cnt_read(x->pp, &before);
-	err = xcpu_rounds(x, batch);
-	pp_recycle_cnt_read(x->pp, &after);
-	pp_path_sum_add(&before, &after, (u64)nr * loops);
-	if (!err && after.valid && after.ring_full != before.ring_full)
-		pr_warn("Type:%s %llu pages found the ptr_ring full\n",
-			t->name, after.ring_full - before.ring_full);
-	/* Some pages may miss the ring, but the test is void without it */
-	if (!err && after.valid && after.path[PP_RING] == before.path[PP_RING]) {
-		pr_err("Type:%s no page was returned via %s\n",
-		       t->name, pp_path_name[PP_RING]);
-		err = -EIO;
-	}
-
-out_stop:
-	for (k = 0; k < started; k++)
-		kthread_stop(x->ret[k].task);
-	/* All pages are back in the pool: this frees them */
-	page_pool_destroy(x->pp);
-	if (!err)
-		err = xcpu_report(t, x, batch, label);
-out_free:
-	if (pinned)
-		set_cpus_allowed_ptr(current, cpu_possible_mask);
-	if (x->ret) {
-		for (k = 0; k < nr; k++)
-			kfree(x->ret[k].pages);
-	}
-	kfree(x->ret);
-	return err;
+	return bench_cross_cpu_run(t->name, label, loops, bench_cpu,
+				   returning_cpus, verbose);
 }
 
 static const struct bench_test bench_tests[] = {
@@ -921,13 +655,12 @@ static const struct bench_test bench_tests[] = {
 	/* Returns as the stack frees skbs: allow_direct=false, same CPU */
 	{ "tasklet_page_pool04_napi_local", BENCH_BIT_BH_NAPI, bench_pp_run,
 	  .path = PP_RING, .softirq = true, .napi_local = true },
-	{ "cross_cpu_return", BENCH_BIT_CROSS_CPU, bench_xcpu_run,
-	  .path = PP_RING },
+	{ "cross_cpu_return", BENCH_BIT_CROSS_CPU, bench_xcpu_run },
 };
 
 static bool bench_is_pp(const struct bench_test *t)
 {
-	return t->run != bench_baseline_run;
+	return t->run == bench_pp_run;
 }
 
 /* Per test: its page_pool counters and its first error, which stops it */
@@ -1026,10 +759,6 @@ static int bench_check_params(void)
 	if (!chunk || chunk % BENCH_CHUNK_MIN || chunk > BENCH_CHUNK_MAX) {
 		pr_err("invalid chunk=%u: must be a multiple of %u up to %u\n",
 		       chunk, BENCH_CHUNK_MIN, BENCH_CHUNK_MAX);
-		return -EINVAL;
-	}
-	if (!returning_cpus) {
-		pr_err("invalid returning_cpus=0: must be at least 1\n");
 		return -EINVAL;
 	}
 	if ((run_flags & BIT(BENCH_BIT_CROSS_CPU)) && returning_cpus > others) {
