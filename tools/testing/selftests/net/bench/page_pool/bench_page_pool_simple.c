@@ -521,11 +521,6 @@ static struct page_pool *bench_pool_create_percpu(unsigned int pool_size,
 	return page_pool_create_percpu(&pp_params, cpuid);
 }
 
-static struct page_pool *bench_pool_create(unsigned int pool_size)
-{
-	return bench_pool_create_percpu(pool_size, -1);
-}
-
 /* Start with some pages in the ptr_ring, as a running pool would have */
 static int pp_warmup(struct page_pool *pp)
 {
