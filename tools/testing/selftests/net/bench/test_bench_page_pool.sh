@@ -7,11 +7,13 @@
 # or with BENCH_DETERMINISTIC=1 (QEMU -icount, where the TSC counts
 # instructions) instructions per element in the cheapest 64-element chunk.
 # Diagnostics (cycles, path check, errors) come on "#" lines before each
-# result. Exit 0 when all pass, 1 when one fails, 4 when all are skipped.
+# result, after the environment the figures depend on. Exit 0 when all
+# pass, 1 when one fails, 4 when all are skipped.
 
 set -u
 
 readonly MOD=bench_page_pool
+readonly VULN=/sys/devices/system/cpu/vulnerabilities
 # What insmod or the kernel says of a module built for another kernel
 readonly FOREIGN="Unknown symbol|Invalid module format|Exec format error|disagrees about version"
 DIR=$(dirname "$(readlink -f "$0")")
@@ -48,6 +50,8 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
 
 Other module parameters can be given as BENCH_PAGE_POOL_PARAMS, e.g.
 BENCH_PAGE_POOL_PARAMS="loops=1000000 chunk=1024"; options take precedence.
+BENCH_MODE (hardware, virtual-machine, emulated or deterministic) says how
+the figures were measured, which a guest cannot tell reliably.
 EOF
 }
 
@@ -99,10 +103,15 @@ done
 flags=$((${param[run_flags]:-0xff}))
 [ "${KSFT_MACHINE_SLOW:-}" = yes ] && : "${param[loops]:=100000}"
 unit=ns
+mode=${BENCH_MODE:-unknown}
+# The one mode a guest can tell: QEMU names its emulated x86 CPU so
+[ -z "${BENCH_MODE:-}" ] && grep -q '^model name.*QEMU TCG' /proc/cpuinfo && mode=emulated
 if [ "${BENCH_DETERMINISTIC:-0}" = 1 ]; then
-	unit=insn
+	unit=insn mode=deterministic
 	: "${param[chunk]:=64}"
 fi
+[[ $mode =~ ^(hardware|virtual-machine|emulated|deterministic|unknown)$ ]] ||
+	bad_usage "BENCH_MODE=$mode: not hardware, virtual-machine, emulated or deterministic"
 
 skip_all()
 {
@@ -120,13 +129,9 @@ for tool in insmod rmmod dd; do
 done
 { [ -r /dev/kmsg ] && [ -w /dev/kmsg ]; } || skip_all "/dev/kmsg not readable and writable"
 # A module built for another kernel cannot load: not a failure of this one
-if command -v modinfo >/dev/null; then
-	vermagic=$(modinfo -F vermagic "$KO" 2>/dev/null)
-	case $vermagic in
-	"$(uname -r) "*) ;;
-	*) skip_all "$MOD.ko is for another kernel (${vermagic%% *}, running $(uname -r))" ;;
-	esac
-fi
+vermagic=$(modinfo -F vermagic "$KO" 2>/dev/null) || vermagic="$(uname -r) "
+[[ $vermagic == "$(uname -r) "* ]] ||
+	skip_all "$MOD.ko is for another kernel (${vermagic%% *}, running $(uname -r))"
 if [ -r /proc/kallsyms ] && ! grep -qw page_pool_create /proc/kallsyms; then
 	skip_all "kernel without page_pool (enable e.g. CONFIG_VETH)"
 fi
@@ -213,12 +218,18 @@ if [ "$flags" -ne 0 ]; then
 		echo "# insmod exited with $rc: $(head -n 1 "$TMP/insmod.err")"
 		grep -v '^Type:.* Per elem:' "$TMP/log" | sed 's/^/# /'
 	fi
-	if grep -qE '^(model name.*QEMU|flags.* hypervisor)' /proc/cpuinfo; then
-		echo "# measured in a virtual machine or emulator: not hardware figures"
-	fi
-	if grep -q '^Path:.* alloc from_cache:' "$TMP/log"; then
-		echo "# page_pool figures include CONFIG_PAGE_POOL_STATS (the path checks need it)"
-	fi
+	# On record with the figures, for bench_compare.py too: the module's
+	# "run env" line, the boot command line, the CPU vulnerabilities
+	# other than "Not affected", and the mode, which the runner knows
+	vulns=unknown
+	[ -d "$VULN" ] && vulns=$(cd "$VULN" && grep -H . -- * |
+		sed -E 's/:(Mitigation: )?/=/' | grep -v '=Not affected$' | paste -sd '|')
+	printf 'env %s\n' "mode:$mode" "cmdline:$(cat /proc/cmdline)" \
+		"vulnerabilities:${vulns:-none}" >>"$TMP/log"
+	sed -n 's/^\(run \)\{0,1\}env /# environment: /p' "$TMP/log"
+	# Off x86 the cycles are a timer's ticks: label them with its rate
+	ticks=$(awk -F '[ :]' '$1 == "run" && $2 == "env" && $4 != "tsc" {
+		printf "ticks(%s@%s)", $4, $6 ~ /^[0-9]+$/ ? $6 / 1e6 "MHz" : "unknown-rate" }' "$TMP/log")
 fi
 
 # perf_of NAME: the figure of NAME's Type: line, in $unit
@@ -233,7 +244,7 @@ perf_of()
 		}' "$TMP/log"
 }
 
-npass=0 nfail=0 nskip=0
+nfail=0 nskip=0
 # Opt-in features: bench_compare.py prints '#' lines and one result per test
 if [ ${#helper[@]} -gt 0 ] && [ "$flags" -ne 0 ]; then
 	skipped=()
@@ -248,8 +259,8 @@ if [ ${#helper[@]} -gt 0 ] && [ "$flags" -ne 0 ]; then
 	fi
 	while read -r kind name rest; do
 		case $kind in
-		pass) ktap_test_pass "$name # perf=$rest"; npass=$((npass + 1)) ;;
-		xfail) ktap_test_pass "$name # XFAIL $rest"; npass=$((npass + 1)) ;;
+		pass) ktap_test_pass "$name # perf=$rest" ;;
+		xfail) ktap_test_pass "$name # XFAIL $rest" ;;
 		skip) ktap_test_skip "$name"; nskip=$((nskip + 1)) ;;
 		fail) ktap_test_fail "$name"; nfail=$((nfail + 1)) ;;
 		*) echo "$kind $name $rest" ;;
@@ -268,7 +279,8 @@ for i in "${!selected[@]}"; do
 	fi
 	# Diagnostics: the full result lines and what the module said of t
 	grep -E "^(Type|Path|FAIL Type):${t}[: ]|^Type:$fig " "$TMP/log" |
-		sed -E 's/ - \(measurement period.*tsc_interval:[0-9]+\)//; s/^/# /'
+		sed -E "s/ - \(measurement period.*tsc_interval:[0-9]+\)//; s/^/# /
+			${ticks:+s/cycles\(get_cycles\)/$ticks/g}"
 	value=$(perf_of "$fig")
 	if grep -q "^FAIL Type:$t " "$TMP/log" || [ -z "$value" ]; then
 		[ -n "$value" ] || echo "# $t: no result"
@@ -276,14 +288,10 @@ for i in "${!selected[@]}"; do
 		nfail=$((nfail + 1))
 	else
 		ktap_test_pass "$t # perf=$value$unit"
-		npass=$((npass + 1))
 	fi
 done
 
-if [ "$nskip" -eq "$ntests" ]; then
-	ktap_print_totals
-	exit "$KSFT_SKIP"
-fi
 ktap_print_totals
+[ "$nskip" -eq "$ntests" ] && exit "$KSFT_SKIP"
 [ "$nfail" -eq 0 ] && exit "$KSFT_PASS"
 exit "$KSFT_FAIL"
