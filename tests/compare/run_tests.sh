@@ -537,9 +537,9 @@ test_environment()
 	gen "$tmp/e1.json" seed=51
 	gen "$tmp/e2.json" seed=52
 	mutate "$tmp/e2.json" "$tmp/e2boot.json" \
-		"d['run']['cmdline'] = 'BOOT_IMAGE=/boot/vmlinuz-7.3.0 ro quiet'"
+		"d['run']['cmdline'] = 'BOOT_IMAGE=/boot/vmlinuz-7.3.0 ro quiet -- job=2'"
 	"$CMP" "$tmp/e1.json" "$tmp/e2boot.json" >"$log" 2>&1
-	expect_no_grep "a command line that differs in the kernel's file name only: no warning" \
+	expect_no_grep "a command line that differs in the kernel's file name and init's arguments only: no warning" \
 		"$log" WARNING
 	mutate "$tmp/e2.json" "$tmp/e2env.json" \
 		"d['run']['cmdline'] += ' mitigations=off'

@@ -506,9 +506,10 @@ def counter_mismatch(a, b):
 def _env(doc):
     env = {k: doc['run'].get(k) for k in ENV_KEYS}
     env.update((k, doc['run']['config'].get(k)) for k in CONFIG_KEYS)
-    # Less the boot loader's names of the kernel's and initrd's files
+    # The kernel's parameters: not init's (after "--"), nor the boot
+    # loader's names of the kernel's and initrd's files
     env['cmdline'] = env['cmdline'] and ' '.join(
-        w for w in env['cmdline'].split()
+        w for w in (' ' + env['cmdline']).split(' -- ')[0].split()
         if not w.startswith(('BOOT_IMAGE=', 'initrd=')))
     return env
 
