@@ -222,7 +222,7 @@ if [ "$flags" -ne 0 ]; then
 	# "run env" line, the boot command line, the CPU vulnerabilities
 	# other than "Not affected", and the mode, which the runner knows
 	vulns=unknown
-	[ -d "$VULN" ] && vulns=$(cd "$VULN" && grep -H . -- * |
+	[ -d "$VULN" ] && vulns=$(cd "$VULN" && grep -sH . -- * |
 		sed -E 's/:(Mitigation: )?/=/' | grep -v '=Not affected$' | paste -sd '|')
 	printf 'env %s\n' "mode:$mode" "cmdline:$(cat /proc/cmdline)" \
 		"vulnerabilities:${vulns:-none}" >>"$TMP/log"
