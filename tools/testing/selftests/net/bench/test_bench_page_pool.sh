@@ -229,7 +229,8 @@ if [ "$flags" -ne 0 ]; then
 	sed -n 's/^\(run \)\{0,1\}env /# environment: /p' "$TMP/log"
 	# Off x86 the cycles are a timer's ticks: label them with its rate
 	ticks=$(awk -F '[ :]' '$1 == "run" && $2 == "env" && $4 != "tsc" {
-		printf "ticks(%s@%s)", $4, $6 ~ /^[0-9]+$/ ? $6 / 1e6 "MHz" : "unknown-rate" }' "$TMP/log")
+		rate = $6 ~ /^[0-9]+$/ ? $6 / 1e6 "MHz" : "unknown-rate"
+		printf "ticks(%s@%s)", $4, rate }' "$TMP/log")
 fi
 
 # perf_of NAME: the figure of NAME's Type: line, in $unit
