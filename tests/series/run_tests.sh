@@ -58,8 +58,9 @@ if [ -z "$bad" ]; then
 else
 	not_ok "subjects: [PATCH net-next N/$n] and upstream's prefixes" "$bad"
 fi
+# (git format-patch pads the numbers: 00/10 from ten patches on)
 expect_grep "the cover letter is [PATCH net-next 0/$n]" "$cover" \
-	"^Subject: \[PATCH net-next 0/$n\] [a-z]"
+	"^Subject: \[PATCH net-next 0+/$n\] [a-z]"
 expect_no_grep "the cover letter's template is filled" "$cover" \
 	'\*\*\*|@[A-Z]+@'
 expect_grep "the cover letter has a diffstat" "$cover" \
