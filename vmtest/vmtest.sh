@@ -235,6 +235,19 @@ check_guest_paths()
 	done
 }
 
+# The benchmarks' mode: deterministic (-icount), virtual-machine (KVM) or
+# emulated (TCG); the accelerator is settled before the job is written.
+bench_mode()
+{
+	if [ "$DETERMINISTIC" -eq 1 ]; then
+		echo deterministic
+	elif [ "$VMTEST_ACCEL" = kvm ]; then
+		echo virtual-machine
+	else
+		echo emulated
+	fi
+}
+
 # write_job JOB KDIR FLAVOR INSTALL_DIR: the script the guest runs.
 write_job()
 {
@@ -244,6 +257,8 @@ write_job()
 		echo "# Written by vmtest.sh; run by vmtest/guest/init."
 		echo "cd $(printf '%q' "$KTREE") || exit 1"
 		[ "$DETERMINISTIC" -eq 1 ] && echo "export BENCH_DETERMINISTIC=1"
+		# How the figures are measured, which a guest cannot tell
+		echo "export BENCH_MODE=$(bench_mode)"
 		if [ "${#PARAMS[@]}" -gt 0 ]; then
 			printf 'export BENCH_PAGE_POOL_PARAMS=%q\n' "${PARAMS[*]}"
 		fi
@@ -367,6 +382,7 @@ run_target()
 	else
 		make_initramfs "$initrd"
 	fi
+	[ "$DETERMINISTIC" -eq 1 ] || choose_accel "$kernel"
 	write_job "$job" "$kdir" "$flavor" "$install"
 	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $KARCH, $VM_CPUS vCPUs, $VM_MEM)"
 	JOB=$job

@@ -12,7 +12,11 @@
 #     --threshold 5 fails, --threshold 20 passes,
 #   - deterministic files: +1 % instructions on one test is "exact" and
 #     fails --threshold 0, +0.4 % (the spread across boots) is "same",
-#   - --format markdown is a pipe table, emulated runs carry a note.
+#   - --format markdown is a pipe table, emulated runs carry a note,
+#   - runs in different environments (command line, mitigations, preemption,
+#     debug options, counter) are compared under a WARNING; counter ticks
+#     of different counters or rates are not compared (that column is
+#     dropped, saying why), those of different units refused.
 # (ptr_ring_test has no --json: its own checks are in tests/ptr_ring.)
 #
 # Fixtures are generated in a temporary directory by gen() below, with
@@ -52,7 +56,8 @@ T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
         2.048, 2.045, 2.042)
 opt = {'seed': '1', 'reps': '10', 'mode': 'hardware', 'unit': 'tsc-cycles',
        'benchmark': 'ptr_ring_test', 'slow': '', 'pct': '0', 'extra': '0',
-       'count': '100000', 'noise': '0.01', 'drift': '1'}
+       'count': '100000', 'noise': '0.01', 'drift': '1', 'counter': 'tsc',
+       'hz': '2100000000'}
 opt.update(a.split('=', 1) for a in sys.argv[2:])
 rnd = random.Random(int(opt['seed']))
 base = {'single': 20.0, 'spsc': 12.0, 'batch_consume': 8.0,
@@ -94,8 +99,12 @@ doc = {'schema': 'kselftest-bench', 'version': 1,
                'date': '2026-11-30T12:00:00Z',
                'parameters': {'size': 1024, 'count': int(opt['count']),
                               'reps': int(opt['reps'])},
+               'counter': opt['counter'], 'counter_hz': int(opt['hz']),
+               'cmdline': 'BOOT_IMAGE=/boot/vmlinuz-7.2.0-test ro quiet',
+               'vulnerabilities': {'spec_rstack_overflow': 'Safe RET'},
                'config': {'preempt': 'full', 'debug': [],
-                          'page_pool_stats': None}},
+                          'page_pool_stats': None, 'init_on_alloc': False,
+                          'init_on_free': False}},
        'unit': {'cycles': opt['unit'], 'time': 'ns'},
        'tests': tests}
 with open(sys.argv[1], 'w') as f:
@@ -113,8 +122,8 @@ exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"))' "$@"
 }
 
-# py NAME EXPR: ok when the Python EXPR, with bench_compare imported as b,
-# is true.
+# py NAME EXPR: ok when the Python EXPR, with bench_compare imported as b
+# and bench_stats as s, is true.
 py()
 {
 	local out
@@ -122,6 +131,7 @@ py()
 	if out=$(PYTHONPATH=$BENCH python3 -c "
 import sys
 import bench_compare as b
+import bench_stats as s
 v = $2
 print(v)
 sys.exit(0 if v else 1)" 2>&1); then
@@ -134,21 +144,20 @@ sys.exit(0 if v else 1)" 2>&1); then
 test_stats()
 {
 	py "t=2.228, df=10: two-sided p = 0.05" \
-		"abs(b.t_two_sided_p(2.228, 10) - 0.05) < 5e-4"
+		"abs(s.t_two_sided_p(2.228, 10) - 0.05) < 5e-4"
 	py "t=12.706, df=1: two-sided p = 0.05" \
-		"abs(b.t_two_sided_p(12.706, 1) - 0.05) < 5e-4"
+		"abs(s.t_two_sided_p(12.706, 1) - 0.05) < 5e-4"
 	py "t=1.96, df=1e6: two-sided p = 0.05 (normal limit)" \
-		"abs(b.t_two_sided_p(1.96, 1e6) - 0.05) < 5e-4"
-	py "t=2.0, df=5: CDF(-t) = 0.05097" \
-		"abs(b.t_cdf(-2.0, 5) - 0.050970) < 1e-5"
-	py "t=0: p = 1, CDF 0.5" \
-		"b.t_two_sided_p(0, 4) == 1 and abs(b.t_cdf(0, 4) - 0.5) < 1e-12"
+		"abs(s.t_two_sided_p(1.96, 1e6) - 0.05) < 5e-4"
+	py "t=2.0, df=5: two-sided p = 0.10194" \
+		"abs(s.t_two_sided_p(-2.0, 5) - 0.101939) < 1e-5"
+	py "t=0: p = 1" "s.t_two_sided_p(0, 4) == 1"
 	py "incomplete beta: I_x(a,b) = 1 - I_(1-x)(b,a), I_.5(2,2) = .5" \
-		"abs(b.betainc(2.5, 0.5, 0.3) + b.betainc(0.5, 2.5, 0.7) - 1) < 1e-12 and abs(b.betainc(2, 2, 0.5) - 0.5) < 1e-12"
+		"abs(s.betainc(2.5, 0.5, 0.3) + s.betainc(0.5, 2.5, 0.7) - 1) < 1e-12 and abs(s.betainc(2, 2, 0.5) - 0.5) < 1e-12"
 	py "Welch: 1..5 vs 2,4..10: t=1.897, df=5.882, p=0.1075 (R t.test)" \
-		"all(abs(x - y) < 1e-3 for x, y in zip(b.welch([1, 2, 3, 4, 5], [2, 4, 6, 8, 10]), (1.8974, 5.8824, 0.1075)))"
+		"all(abs(x - y) < 1e-3 for x, y in zip(s.welch([1, 2, 3, 4, 5], [2, 4, 6, 8, 10]), (1.8974, 5.8824, 0.1075)))"
 	py "A/A false positive rate over 2000 pairs is alpha (3.5..6.5 %)" \
-		"(lambda r: 0.035 < sum(b.welch([r.gauss(0, 1) for _ in range(8)], [r.gauss(0, 2) for _ in range(5)])[2] < 0.05 for _ in range(2000)) / 2000 < 0.065)(__import__('random').Random(5))"
+		"(lambda r: 0.035 < sum(s.welch([r.gauss(0, 1) for _ in range(8)], [r.gauss(0, 2) for _ in range(5)])[2] < 0.05 for _ in range(2000)) / 2000 < 0.065)(__import__('random').Random(5))"
 }
 
 # rejects NAME PYTHON ERE: a file mutated by PYTHON fails --validate with
@@ -203,6 +212,18 @@ for t in d['tests']:
 	rejects "a wrong ci95" "${t}['stats']['ns']['ci95'][1] += 1" 'stats\.ns\.ci95 hi'
 	rejects "a missing stat" "del ${t}['stats']['ns']['min']" 'no "min"'
 	rejects "a test listed twice" "d['tests'].append(d['tests'][0])" 'listed twice'
+	rejects "the old unit name 'cycles'" "d['unit']['cycles'] = 'cycles'" "unit.cycles: 'cycles'"
+	rejects "a counter_hz of 0" "d['run']['counter_hz'] = 0" 'run\.counter_hz'
+	rejects "a counter_hz string" "d['run']['counter_hz'] = '62.5 MHz'" 'run\.counter_hz'
+	rejects "no cmdline" "del d['run']['cmdline']" 'run\.cmdline'
+	rejects "vulnerabilities as a string" "d['run']['vulnerabilities'] = 'none'" 'run\.vulnerabilities'
+	rejects "an init_on_alloc string" "d['run']['config']['init_on_alloc'] = 'on'" 'init_on_alloc'
+	rejects "debug options as a string" "d['run']['config']['debug'] = 'KASAN'" 'run\.config\.debug'
+	mutate "$tmp/good.json" "$tmp/unknown.json" "d['run']['mode'] = 'unknown'
+d['run'].update(counter=None, counter_hz=None, cmdline=None, vulnerabilities=None)
+d['run']['config'].update(debug=None, init_on_alloc=None, init_on_free=None)"
+	expect_rc "--validate accepts an environment not known (mode unknown, null fields)" \
+		0 "$tmp/v.log" "$CMP" --validate "$tmp/unknown.json"
 }
 
 test_errors()
@@ -475,10 +496,10 @@ test_style()
 	else
 		not_ok "bench_compare.py: executable, SPDX line"
 	fi
-	py "bench_compare.py imports the standard library only" \
-		"all(m in sys.stdlib_module_names for m in (n.split('.')[0] for n in __import__('re').findall(r'(?m)^(?:import|from) (\\S+)', open(b.__file__).read())))"
+	py "bench_compare.py and bench_stats.py import the standard library only (and bench_stats)" \
+		"all(m in sys.stdlib_module_names or m == 'bench_stats' for f in (b.__file__, s.__file__) for m in (n.split('.')[0] for n in __import__('re').findall(r'(?m)^(?:import|from) (\\S+)', open(f).read())))"
 	if awk 'length > 79 { print FILENAME ":" FNR; bad = 1 } END { exit bad }' \
-	   "$CMP" >"$tmp/len.log"; then
+	   "$CMP" "$BENCH/bench_stats.py" >"$tmp/len.log"; then
 		ok "bench_compare.py: lines of at most 79 characters"
 	else
 		not_ok "bench_compare.py: lines of at most 79 characters" \
@@ -486,29 +507,99 @@ test_style()
 	fi
 	if command -v pylint >/dev/null; then
 		# NIPA counts errors, warnings and conventions (E, W, C)
-		check "bench_compare.py: pylint finds no E, W or C message" \
-			pylint --score=n --disable=R "$CMP"
+		check "bench_compare.py, bench_stats.py: pylint finds no E, W or C message" \
+			pylint --score=n --disable=R "$CMP" "$BENCH/bench_stats.py"
 	else
 		echo "# pylint not installed, not run"
 	fi
 	if ensure_ruff; then
-		check "bench_compare.py: ruff ($(ruff --version)) finds nothing" \
-			ruff check --no-cache "$CMP"
+		check "bench_compare.py, bench_stats.py: ruff ($(ruff --version)) finds nothing" \
+			ruff check --no-cache "$CMP" "$BENCH/bench_stats.py"
 	else
 		not_ok "ruff is available (from Debian's newer suites)" \
 			"see $OUT/ruff-download.log"
 	fi
 	if python3 -m pycodestyle --version >/dev/null 2>&1; then
-		check "bench_compare.py: pycodestyle" python3 -m pycodestyle "$CMP"
+		check "bench_compare.py, bench_stats.py: pycodestyle" \
+			python3 -m pycodestyle "$CMP" "$BENCH/bench_stats.py"
 	else
 		echo "# pycodestyle not installed, PEP 8 not checked beyond line length"
 	fi
 	if [ -x "$ckp" ]; then
 		check "checkpatch --strict bench_compare.py" \
 			"$ckp" --strict --quiet --no-tree -f "$CMP"
+		check "checkpatch --strict bench_stats.py" \
+			"$ckp" --strict --quiet --no-tree -f "$BENCH/bench_stats.py"
 		check "checkpatch --strict ptr_ring_test.c" \
 			"$ckp" --strict --quiet --no-tree -f "$PTR_RING/ptr_ring_test.c"
 	fi
+}
+
+# Runs in different environments: compared under a WARNING; counter ticks
+# of different counters or rates never compared.
+test_environment()
+{
+	local log=$tmp/env.log
+
+	gen "$tmp/e1.json" seed=51
+	gen "$tmp/e2.json" seed=52
+	mutate "$tmp/e2.json" "$tmp/e2boot.json" \
+		"d['run']['cmdline'] = 'BOOT_IMAGE=/boot/vmlinuz-7.3.0 ro quiet -- job=2'"
+	"$CMP" "$tmp/e1.json" "$tmp/e2boot.json" >"$log" 2>&1
+	expect_no_grep "a command line that differs in the kernel's file name and init's arguments only: no warning" \
+		"$log" WARNING
+	mutate "$tmp/e2.json" "$tmp/e2env.json" \
+		"d['run']['cmdline'] += ' mitigations=off'
+d['run']['vulnerabilities']['spec_rstack_overflow'] = 'Vulnerable'
+d['run']['config'].update(preempt='voluntary', debug=['PROVE_LOCKING'])"
+	expect_rc "another environment: compared, exit 0" 0 "$log" \
+		"$CMP" "$tmp/e1.json" "$tmp/e2env.json"
+	expect_grep "another environment: a WARNING names the runs" "$log" \
+		'^WARNING: .*e2env\.json ran in another environment than .*e1\.json'
+	expect_grep "another environment: the command line" "$log" \
+		'^WARNING:   cmdline: ro quiet -> ro quiet mitigations=off$'
+	expect_grep "another environment: the mitigation" "$log" \
+		'^WARNING:   vulnerability spec_rstack_overflow: Safe RET -> Vulnerable$'
+	expect_grep "another environment: the preemption model" "$log" \
+		'^WARNING:   preempt: full -> voluntary$'
+	expect_grep "another environment: the debug options" "$log" \
+		"^WARNING:   debug: \[\] -> \['PROVE_LOCKING'\]$"
+	"$CMP" "$tmp/e1.json" "$tmp/e2env.json" 2>"$tmp/env.err" >/dev/null
+	expect_grep "another environment: a warning on stderr too" "$tmp/env.err" \
+		"WARNING: the runs' environments differ"
+
+	gen "$tmp/e3.json" seed=53 hz=2100500000
+	"$CMP" "$tmp/e1.json" "$tmp/e3.json" >"$log" 2>&1
+	expect_no_grep "a TSC calibrated 0.02 % apart: no warning" "$log" 'WARNING|not compared'
+	expect_grep "a TSC calibrated 0.02 % apart: cycles compared" "$log" \
+		'^single +[0-9]+\.[0-9] +[0-9]+\.[0-9] '
+	gen "$tmp/e4.json" seed=54 hz=3000000000
+	"$CMP" "$tmp/e1.json" "$tmp/e4.json" >"$log" 2>&1
+	expect_grep "another TSC rate: the cycles are not compared, saying why" "$log" \
+		'^cycles not compared \(.*e4\.json\): tsc at 2100 MHz vs tsc at 3000 MHz'
+	expect_grep "another TSC rate: the cycles columns are empty" "$log" \
+		'^single +- +- +- +[0-9]+\.[0-9]{3} '
+	expect_grep "another TSC rate: warned" "$log" \
+		'^WARNING:   counter: tsc at 2100 MHz vs tsc at 3000 MHz$'
+
+	# arm64: the generic timer's ticks, at 62.5 MHz (QEMU virt) or 1 GHz
+	gen "$tmp/t1.json" seed=55 unit=counter-ticks counter=arch_timer hz=62500000
+	gen "$tmp/t2.json" seed=56 unit=counter-ticks counter=arch_timer hz=62500000
+	gen "$tmp/t3.json" seed=57 unit=counter-ticks counter=arch_timer hz=1000000000
+	"$CMP" "$tmp/t1.json" "$tmp/t2.json" >"$log" 2>&1
+	expect_grep "counter ticks: the header names the counter and its rate" "$log" \
+		'cycles are counter-ticks \(arch_timer at 62\.5 MHz\)'
+	expect_grep "counter ticks of one counter at one rate: compared" "$log" \
+		'^single +[0-9]+\.[0-9] +[0-9]+\.[0-9] '
+	"$CMP" "$tmp/t1.json" "$tmp/t3.json" >"$log" 2>&1
+	expect_grep "counter ticks at another rate: not compared, saying why" "$log" \
+		'^cycles not compared \(.*t3\.json\): arch_timer at 62\.5 MHz vs arch_timer at 1000 MHz'
+	expect_grep "counter ticks at another rate: the cycles columns are empty" "$log" \
+		'^single +- +- +- +[0-9]+\.[0-9]{3} '
+	expect_rc "TSC cycles against counter ticks (x86 vs arm64): refused, exit 2" 2 \
+		"$log" "$CMP" "$tmp/e1.json" "$tmp/t1.json" &&
+		expect_grep "TSC cycles against counter ticks: says why" "$log" \
+			"unit \(cycles\) 'tsc-cycles' vs 'counter-ticks'"
 }
 
 main()
@@ -519,6 +610,7 @@ main()
 	test_errors
 	test_compare
 	test_runs
+	test_environment
 }
 
 main 2>&1 | tee "$tmp/results"

@@ -3,13 +3,15 @@
 #
 # Project tests of the kselftest driver test_bench_page_pool.sh without a
 # kernel to load the module into: a copy of the driver whose kernel paths
-# (/dev/kmsg, /proc/modules, /proc/kallsyms, /sys/module, /proc/cpuinfo)
-# point into a scratch directory runs with stand-ins for insmod, dd,
+# (/dev/kmsg, /proc/modules, /proc/kallsyms, /sys/module, /proc/cpuinfo,
+# /proc/cmdline, the CPU vulnerabilities) point into a scratch directory runs with stand-ins for insmod, dd,
 # rmmod, modinfo and nproc (tests/driver/fake/) that print the module's
 # lines in its formats. Checks the KTAP (one "# perf=" test case per
 # datapoint, kunit.py parses it), the exit codes (0, 1 with "not ok", 4
 # when all skipped, never "Bail out!"), the skips (cross-CPU on one CPU,
-# a module for another kernel) and the driver's size.
+# a module for another kernel), the environment on record (KTAP header
+# lines and JSON, x86 and arm64-like: counter ticks labelled with their
+# rate) and the driver's size.
 
 set -u
 
@@ -43,7 +45,8 @@ setup()
 	local sel=$tmp/t/sel
 
 	rm -rf "$tmp/t"
-	mkdir -p "$sel/net/bench/page_pool" "$sel/kselftest" "$tmp/t/fake/sysmodule"
+	mkdir -p "$sel/net/bench/page_pool" "$sel/kselftest" "$tmp/t/fake/sysmodule" \
+		"$tmp/t/fake/vulnerabilities"
 	cp "$1" "$sel/kselftest/ktap_helpers.sh"
 	cp "$BENCH"/*.py "$sel/net/bench/" 2>/dev/null
 	: >"$sel/net/bench/page_pool/bench_page_pool.ko"
@@ -52,11 +55,17 @@ setup()
 	    -e "s|/proc/kallsyms|$tmp/t/fake/kallsyms|g" \
 	    -e "s|/proc/cpuinfo|$tmp/t/fake/cpuinfo|g" \
 	    -e "s|/sys/module|$tmp/t/fake/sysmodule|g" \
+	    -e "s|/proc/cmdline|$tmp/t/fake/cmdline|g" \
+	    -e "s|/sys/devices/system/cpu/vulnerabilities|$tmp/t/fake/vulnerabilities|g" \
 		"$DRIVER" >"$sel/net/bench/test_bench_page_pool.sh"
 	chmod +x "$sel/net/bench/test_bench_page_pool.sh"
 	: >"$tmp/t/fake/modules"
 	echo "ffffffff81000000 T page_pool_create" >"$tmp/t/fake/kallsyms"
 	echo "model name	: QEMU TCG CPU" >"$tmp/t/fake/cpuinfo"
+	echo "BOOT_IMAGE=/boot/vmlinuz-7.2.0 console=ttyS0 ro" >"$tmp/t/fake/cmdline"
+	echo "Not affected" >"$tmp/t/fake/vulnerabilities/meltdown"
+	echo "Mitigation: Safe RET" >"$tmp/t/fake/vulnerabilities/spec_rstack_overflow"
+	echo "Mitigation: Retpolines; IBPB: conditional" >"$tmp/t/fake/vulnerabilities/spectre_v2"
 	: >"$tmp/t/fake/kmsg"
 }
 
@@ -141,6 +150,45 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		not_ok "$v-default: diagnostics come before their result"
 	fi
 	kunit_parses "$v-default"
+
+	# The environment on record, before the results
+	expect_grep "$v-default: the module's environment line" "$tmp/$v-default.out" \
+		'^# environment: counter:tsc counter_hz:2400000000 preempt:voluntary page_pool_stats:on init_on_alloc:off init_on_free:off debug:none$'
+	expect_grep "$v-default: the mode QEMU's emulated CPU tells" \
+		"$tmp/$v-default.out" '^# environment: mode:emulated$'
+	expect_grep "$v-default: the boot command line" "$tmp/$v-default.out" \
+		'^# environment: cmdline:BOOT_IMAGE=/boot/vmlinuz-7\.2\.0 console=ttyS0 ro$'
+	expect_grep "$v-default: the vulnerabilities not 'Not affected', compact" \
+		"$tmp/$v-default.out" \
+		'^# environment: vulnerabilities:spec_rstack_overflow=Safe RET\|spectre_v2=Retpolines; IBPB: conditional$'
+	if awk '/^# environment: vulnerabilities:/ { e = NR } /^ok 1 / { r = NR }
+		END { exit !(e && r && e < r) }' "$tmp/$v-default.out"; then
+		ok "$v-default: the environment comes before the results"
+	else
+		not_ok "$v-default: the environment comes before the results"
+	fi
+	expect_grep "$v-default: TSC cycles keep their label" "$tmp/$v-default.out" \
+		'^# Type:lock Per elem: [0-9.]+ cycles\(tsc\) '
+	run "$v-hw" BENCH_MODE=hardware -- -f 0x02
+	expect_grep "$v-hw: BENCH_MODE is the mode" "$tmp/$v-hw.out" \
+		'^# environment: mode:hardware$'
+	run "$v-badmode" BENCH_MODE=cloud --
+	expect_exit "$v-badmode" 1
+	expect_grep "$v-badmode: says why" "$tmp/$v-badmode.out" \
+		'^# BENCH_MODE=cloud: not hardware, virtual-machine, emulated or deterministic$'
+
+	# arm64: the cycles are the generic timer's ticks, at 62.5 MHz
+	run "$v-arm64" FAKE_ARCH=arm64 --
+	expect_exit "$v-arm64" 0
+	expect_grep "$v-arm64: the counter and its rate on record" "$tmp/$v-arm64.out" \
+		'^# environment: counter:arch_timer counter_hz:62500000 '
+	expect_grep "$v-arm64: the cycles are labelled as ticks at the timer's rate" \
+		"$tmp/$v-arm64.out" \
+		'^# Type:no-softirq-page_pool01 Per elem: [0-9.]+ ticks\(arch_timer@62\.5MHz\) [0-9.]+ ns .*min chunk: [0-9.]+ ticks\(arch_timer@62\.5MHz\) '
+	expect_no_grep "$v-arm64: no 'cycles' left" "$tmp/$v-arm64.out" 'cycles\('
+	expect_grep "$v-arm64: the figure is in ns" "$tmp/$v-arm64.out" \
+		'^ok 4 no-softirq-page_pool01 # perf=5\.410ns$'
+	kunit_parses "$v-arm64"
 
 	run "$v-fail" FAKE_SCENARIO=fail --
 	expect_exit "$v-fail" 1
@@ -249,6 +297,41 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		'^# no-softirq-page_pool01: path: allocations fast 100\.0% .*; returned to cache 100\.0%'
 	check "$v-r5 against itself: exit 0 at --threshold 0" \
 		"$CMP" --threshold 0 "$tmp/r5.json" "$tmp/r5.json"
+	check "$v-r5: the JSON has the environment (TSC, emulated)" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+u, r = r["unit"]["cycles"], r["run"]
+c = r["config"]
+sys.exit(not (u == "tsc-cycles" and r["counter"] == "tsc" and
+              r["counter_hz"] == 2400000000 and r["mode"] == "emulated" and
+              r["cmdline"] == "BOOT_IMAGE=/boot/vmlinuz-7.2.0 console=ttyS0 ro" and
+              r["vulnerabilities"] == {"spec_rstack_overflow": "Safe RET",
+                  "spectre_v2": "Retpolines; IBPB: conditional"} and
+              c == {"preempt": "voluntary", "debug": [], "page_pool_stats": True,
+                    "init_on_alloc": False, "init_on_free": False}))' "$tmp/r5.json"
+	run "$v-arm64j" FAKE_ARCH=arm64 BENCH_MODE=emulated -- -r 3 -j "$tmp/arm64.json"
+	expect_exit "$v-arm64j" 0
+	check "$v-arm64j: bench_compare.py accepts the arm64 JSON" \
+		"$CMP" --validate "$tmp/arm64.json"
+	check "$v-arm64j: the JSON says counter ticks of arch_timer at 62.5 MHz" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["unit"]["cycles"] == "counter-ticks" and
+              d["run"]["counter"] == "arch_timer" and
+              d["run"]["counter_hz"] == 62500000))' "$tmp/arm64.json"
+	expect_grep "$v-arm64j: the statistics name the ticks and their rate" \
+		"$tmp/$v-arm64j.out" \
+		'^# no-softirq-page_pool01: counter ticks \(arch_timer at 62\.5 MHz\) min .*; ns min '
+	expect_rc "$v-arm64j: compared with an x86 run: refused, exit 2" 2 \
+		"$tmp/cmp.log" "$CMP" "$tmp/r5.json" "$tmp/arm64.json" &&
+		expect_grep "$v-arm64j: says why" "$tmp/cmp.log" \
+			"unit \(cycles\) 'tsc-cycles' vs 'counter-ticks'"
+	run "$v-gateenv" FAKE_PREEMPT=full FAKE_DEBUG=PROVE_LOCKING -- -r 5 -b "$tmp/r5.json"
+	expect_exit "$v-gateenv" 0
+	expect_grep "$v-gateenv: the gate warns of another preemption model" \
+		"$tmp/$v-gateenv.out" '^# gate: WARNING:   preempt: voluntary -> full$'
+	expect_grep "$v-gateenv: and of debug options" "$tmp/$v-gateenv.out" \
+		"^# gate: WARNING:   debug: \[\] -> \['PROVE_LOCKING'\]$"
 
 	run "$v-failj" FAKE_SCENARIO=fail -- -r 3 -j "$tmp/fail.json"
 	expect_exit "$v-failj" 1

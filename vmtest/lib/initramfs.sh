@@ -22,6 +22,8 @@ write_initramfs_init()
 	printf '#!/bin/busybox sh\necho "%s"\n' "$BOOT_MARKER"
 	cat <<'EOF'
 /bin/busybox --install -s /bin
+# The runner's settings, given to init after the kernel's "--"
+export "$@"
 mount -t proc proc /proc
 mount -t devtmpfs dev /dev
 for m in $(cat /modules.list); do

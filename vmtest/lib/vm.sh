@@ -149,8 +149,6 @@ boot_vm()
 	local -a qemu
 
 	append="console=$VM_CONSOLE,115200 loglevel=5 printk.time=1 panic=-1"
-	append+=" vmtest_init=$VMTEST_DIR/guest/init"
-	append+=" vmtest_work=$VMTEST_CACHE vmtest_job=$job"
 	[ "$VMTEST_VERBOSE" -gt 0 ] && append=${append/loglevel=5/loglevel=7}
 	# A debug kernel under emulation runs ACPI's AML so slowly that the
 	# PCI interrupt routing method times out and virtio never gets an
@@ -169,7 +167,11 @@ boot_vm()
 		-device virtio-9p-pci,fsdev=root,mount_tag=root
 		-fsdev "local,id=work,path=$VMTEST_CACHE,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=work,mount_tag=work
-		-kernel "$kernel" -initrd "$initrd" -append "$append")
+		-kernel "$kernel" -initrd "$initrd"
+		# After "--": init's arguments, not the kernel's parameters, so
+		# that the benchmarks' record of the command line is the same
+		# from job to job
+		-append "$append -- vmtest_init=$VMTEST_DIR/guest/init vmtest_work=$VMTEST_CACHE vmtest_job=$job")
 
 	rm -f "$log"
 	if [ "$SHELL_MODE" -eq 1 ]; then

@@ -19,7 +19,11 @@ B1 B2 B3, ideally alternated), each run's mean is one sample, so that the
 test weighs the variation between runs.
 
 Runs whose mode, estimator, units or test parameters differ are not
-compared: the difference would be that, not the kernel's.
+compared: the difference would be that, not the kernel's.  Runs whose
+environment differs (CPU, counter, boot command line, CPU vulnerability
+mitigations, preemption model, debug options, page_pool statistics, page
+zeroing) are compared under a warning, and counter ticks of different
+counters or rates are never compared: only the nanoseconds are.
 
 With --report, test_bench_page_pool.sh hands it the module's log lines
 for repetitions (-r), JSON (-j) or the gate (-b); the baselines for_loop,
@@ -32,13 +36,14 @@ problem, 2 for unreadable or incomparable files and usage errors.
 
 import argparse
 import datetime
-import gzip
 import json
 import math
 import os
 import platform
 import re
 import sys
+
+from bench_stats import ci95_half_width, mean, median, variance, welch
 
 SCHEMA = 'kselftest-bench'
 VERSION = 1
@@ -48,8 +53,10 @@ ALPHA = 0.05
 # page allocator's state moves the batched work.  Less is the same count.
 DET_SAME_PCT = 0.5
 BENCHMARKS = ('bench_page_pool', 'ptr_ring_test')
-RUN_MODES = ('hardware', 'virtual-machine', 'emulated', 'deterministic')
-CYCLE_UNITS = ('tsc-cycles', 'cycles', 'instructions')
+RUN_MODES = ('hardware', 'virtual-machine', 'emulated', 'deterministic',
+             'unknown')
+# The TSC's cycles, another counter's ticks (counter_hz), or instructions
+CYCLE_UNITS = ('tsc-cycles', 'counter-ticks', 'instructions')
 STATUSES = ('pass', 'fail', 'xfail', 'skip')
 PATH_CHECKS = ('ok', 'failed', 'not checked')
 STAT_KEYS = ('min', 'median', 'mean', 'stddev', 'ci95')
@@ -57,112 +64,15 @@ STAT_KEYS = ('min', 'median', 'mean', 'stddev', 'ci95')
 INCIDENTAL_PARAMS = ('repeat', 'reps', 'run_flags', 'tag')
 # They measure the machine, not page_pool: reported, never gated
 BASELINE_TESTS = ('for_loop', 'atomic_inc', 'lock')
-DEBUG_OPTIONS = ('KASAN', 'KMSAN', 'KCSAN', 'PROVE_LOCKING', 'DEBUG_NET',
-                 'DEBUG_OBJECTS', 'DEBUG_VM', 'DEBUG_KMEMLEAK', 'UBSAN')
-
-# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom,
-# as the benchmarks use them for "ci95"; 1.96 beyond.
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
-        2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
-        2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
-        2.048, 2.045, 2.042)
+# What the figures depend on besides the kernel under test: in "run" and
+# in "run"."config"; the counter: see counter_mismatch()
+ENV_KEYS = ('cpu_model', 'cmdline', 'vulnerabilities')
+CONFIG_KEYS = ('preempt', 'debug', 'page_pool_stats', 'init_on_alloc',
+               'init_on_free')
 
 
 class BenchError(Exception):
     """A file that cannot be read or compared: exit status 2."""
-
-
-# Statistics
-
-def _betacf(a, b, x):
-    """Continued fraction of the incomplete beta function (Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 301):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def betainc(a, b, x):
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) +
-                     a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
-def t_cdf(t, df):
-    """P(T <= t) for Student's t with df degrees of freedom."""
-    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t > 0 else tail
-
-
-def t_two_sided_p(t, df):
-    """P(|T| >= |t|) for Student's t with df degrees of freedom."""
-    return betainc(df / 2.0, 0.5, df / (df + t * t))
-
-
-def mean(values):
-    """The arithmetic mean."""
-    return sum(values) / len(values)
-
-
-def median(values):
-    """The median."""
-    v = sorted(values)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
-
-
-def variance(values):
-    """The sample variance (n - 1)."""
-    m = mean(values)
-    return sum((x - m) ** 2 for x in values) / (len(values) - 1)
-
-
-def welch(a, b):
-    """Welch's t-test of two samples: (t, df, two-sided p)."""
-    va, vb = variance(a), variance(b)
-    sa, sb = va / len(a), vb / len(b)
-    diff = mean(b) - mean(a)
-    if sa + sb == 0.0:
-        # No spread at all: any difference is certain, none is none.
-        return (0.0, math.inf, 1.0) if diff == 0 else \
-            (math.copysign(math.inf, diff), math.inf, 0.0)
-    t = diff / math.sqrt(sa + sb)
-    df = (sa + sb) ** 2 / (sa ** 2 / (len(a) - 1) + sb ** 2 / (len(b) - 1))
-    return t, df, t_two_sided_p(t, df)
-
-
-def ci95_half_width(values):
-    """Half the width of the 95 % confidence interval of the mean."""
-    n = len(values)
-    q = T975[n - 2] if n - 1 <= len(T975) else 1.96
-    return q * math.sqrt(variance(values)) / math.sqrt(n)
 
 
 # Validation
@@ -314,6 +224,14 @@ def _check_run(run, problems):
             if not isinstance(val, str) and not _is_num(val):
                 problems.append(f'run.parameters.{key}: not a string or '
                                 'number')
+    hz, vulns = run.get('counter_hz'), run.get('vulnerabilities')
+    for key, ok in (('counter', isinstance(run.get('counter'), str)),
+                    ('counter_hz', _is_num(hz) and hz == int(hz) > 0),
+                    ('cmdline', isinstance(run.get('cmdline'), str)),
+                    ('vulnerabilities', isinstance(vulns, dict) and all(
+                        isinstance(v, str) for v in vulns.values()))):
+        if key not in run or not (ok or run[key] is None):
+            problems.append(f'run.{key}: missing or of the wrong type')
     cfg = run.get('config')
     if not isinstance(cfg, dict):
         problems.append('run.config: not an object')
@@ -321,13 +239,13 @@ def _check_run(run, problems):
     if not isinstance(cfg.get('preempt'), str):
         problems.append('run.config.preempt: not a string')
     debug = cfg.get('debug')
-    if not isinstance(debug, list) or \
-       not all(isinstance(x, str) for x in debug):
-        problems.append('run.config.debug: not a list of strings')
-    if 'page_pool_stats' not in cfg or \
-       cfg['page_pool_stats'] not in (True, False, None):
-        problems.append('run.config.page_pool_stats: not true, false or '
-                        'null')
+    if 'debug' not in cfg or debug is not None and (
+            not isinstance(debug, list) or
+            not all(isinstance(x, str) for x in debug)):
+        problems.append('run.config.debug: not a list of strings or null')
+    for key in ('page_pool_stats', 'init_on_alloc', 'init_on_free'):
+        if key not in cfg or cfg[key] not in (True, False, None):
+            problems.append(f'run.config.{key}: not true, false or null')
 
 
 def validate(doc):
@@ -435,13 +353,15 @@ def _status(docs, name):
                             if t['name'] == name})) or 'missing'
 
 
-def compare_tests(before, after, deterministic, between_runs, alpha):
+def compare_tests(before, after, deterministic, between_runs, alpha,
+                  cycles=True):
     """Rows of the comparison of two groups of runs (lists of documents).
 
     With between_runs (at least two runs on each side), each run's mean is
     one sample: the test then sees the variation between runs (boots,
     host load, drift), which the repetitions of a single run do not show.
     Otherwise the repetitions of all the side's runs are the samples.
+    Without cycles, the cycles are left out (see counter_mismatch()).
     """
     names = []
     for doc in before:
@@ -462,8 +382,8 @@ def compare_tests(before, after, deterministic, between_runs, alpha):
             continue
         bs, as_ = _samples(bns, between_runs), _samples(ans, between_runs)
         row['ns'] = (mean(bs), mean(as_))
-        bcy = _runs_of(before, name, 'cycles')
-        acy = _runs_of(after, name, 'cycles')
+        bcy = _runs_of(before, name, 'cycles') if cycles else []
+        acy = _runs_of(after, name, 'cycles') if cycles else []
         if bcy and acy:
             row['cycles'] = (mean(_samples(bcy, between_runs)),
                              mean(_samples(acy, between_runs)))
@@ -561,12 +481,69 @@ def incomparable(a, b):
     return None
 
 
+def _counter(doc):
+    """The counter behind a run's cycles, and its rate."""
+    run = doc['run']
+    hz = run.get('counter_hz')
+    return f'{run.get("counter") or "an unknown counter"} at ' + \
+        (f'{hz / 1e6:g} MHz' if hz else 'an unknown rate')
+
+
+def counter_mismatch(a, b):
+    """Why the cycles of runs A and B are not comparable, or None: ticks of
+    different counters, or of a counter at different or unknown rates (a
+    calibrated TSC's rate may differ by a fraction of a percent)."""
+    if a['unit'].get('cycles') == 'instructions':
+        return None
+    ra, rb = a['run'], b['run']
+    ha, hb = ra.get('counter_hz'), rb.get('counter_hz')
+    if ra.get('counter') == rb.get('counter') and ha and hb and \
+       abs(ha - hb) <= ha / 100:
+        return None
+    return f'{_counter(a)} vs {_counter(b)}'
+
+
+def _env(doc):
+    env = {k: doc['run'].get(k) for k in ENV_KEYS}
+    env.update((k, doc['run']['config'].get(k)) for k in CONFIG_KEYS)
+    # The kernel's parameters: not init's (after "--"), nor the boot
+    # loader's names of the kernel's and initrd's files
+    env['cmdline'] = env['cmdline'] and ' '.join(
+        w for w in (' ' + env['cmdline']).split(' -- ')[0].split()
+        if not w.startswith(('BOOT_IMAGE=', 'initrd=')))
+    return env
+
+
+def env_differences(a, b):
+    """What differs between the environments of runs A and B."""
+    ea, eb = _env(a), _env(b)
+    va, vb = ea.pop('vulnerabilities') or {}, eb.pop('vulnerabilities') or {}
+    why = counter_mismatch(a, b)
+    return ([f'counter: {why}'] if why else []) + \
+        [f'{k}: {ea[k]} -> {eb[k]}' for k in ea if ea[k] != eb[k]] + \
+        [f'vulnerability {n}: {va.get(n, "-")} -> {vb.get(n, "-")}'
+         for n in sorted(set(va) | set(vb)) if va.get(n) != vb.get(n)]
+
+
 def _check_comparable(docs, names):
     for doc, name in zip(docs[1:], names[1:]):
         why = incomparable(docs[0], doc)
         if why:
             raise BenchError(f'{name} is not comparable with {names[0]}: '
                              f'{why}')
+
+
+def _warnings(docs, names):
+    """Loud lines on each run whose environment differs from the first's."""
+    out = []
+    for doc, name in zip(docs[1:], names[1:]):
+        diffs = env_differences(docs[0], doc)
+        if diffs:
+            out.append(f'WARNING: {name} ran in another environment than '
+                       f'{names[0]}: the figures may differ by that, not '
+                       'by the kernel:')
+            out += [f'WARNING:   {d}' for d in diffs]
+    return out
 
 
 def _header(before, after, bnames, anames, deterministic, between_runs,
@@ -578,10 +555,7 @@ def _header(before, after, bnames, anames, deterministic, between_runs,
     hdr += [f'after:  {_describe(d)}' for d in after]
     hdr.append(_differences(b0['run']['parameters'], a0['run']['parameters'],
                             'parameters that differ (sample counts)'))
-    for key in ('preempt', 'debug', 'page_pool_stats'):
-        bv, av = b0['run']['config'].get(key), a0['run']['config'].get(key)
-        if bv != av:
-            hdr.append(f'config differs: {key} {bv} -> {av}')
+    hdr += _warnings(before + after, bnames + anames)
     if deterministic:
         hdr.append('deterministic runs: mean instructions per element, a '
                    f'change of {DET_SAME_PCT:g} % or less is the same (the '
@@ -593,7 +567,15 @@ def _header(before, after, bnames, anames, deterministic, between_runs,
                     'of the runs' if between_runs else
                     'the ns per element of each rep; figures are means of '
                     'the reps') + ', cycles are ' +
-                   (b0['unit'].get('cycles') or 'not measured'))
+                   (f'{b0["unit"]["cycles"]} ({_counter(b0)})'
+                    if b0['unit'].get('cycles') else 'not measured'))
+    for doc, name in zip(before[1:] + after, bnames[1:] + anames):
+        why = counter_mismatch(b0, doc)
+        if why:
+            hdr.append(f'cycles not compared ({name}): {why}: ticks of '
+                       'different counters or rates are not comparable, '
+                       'the nanoseconds are')
+            break
     tested = {r['test'] for r in rows}
     for doc, name in zip(before + after, bnames + anames):
         if doc['run']['mode'] == 'emulated':
@@ -618,14 +600,19 @@ def compare(before, after, bnames, anames, args):
     _check_comparable(before + after, bnames + anames)
     deterministic = before[0]['unit'].get('cycles') == 'instructions'
     between_runs = len(before) > 1 and len(after) > 1
+    cycles = not any(counter_mismatch(before[0], d)
+                     for d in before[1:] + after)
     rows = compare_tests(before, after, deterministic, between_runs,
-                         args.alpha)
+                         args.alpha, cycles)
     if not rows:
         raise BenchError(f'{_label(bnames)} and {_label(anames)} have no '
                          'test in common')
 
     hdr = _header(before, after, bnames, anames, deterministic,
                   between_runs, rows, args.alpha)
+    if any(line.startswith('WARNING:') for line in hdr):
+        print(f'{os.path.basename(sys.argv[0])}: WARNING: the runs\' '
+              'environments differ (see the header)', file=sys.stderr)
     if args.format == 'markdown':
         # Two trailing spaces: a line break in Markdown, harmless in mail.
         print('\n'.join(line + '  ' for line in hdr))
@@ -652,6 +639,8 @@ TYPE_RE = re.compile(
     r'time_interval:(?P<time>\d+)\) - \(invoke count:(?P<cnt>\d+) '
     r'tsc_interval:(?P<tsc>\d+)\)$')
 START_RE = re.compile(r'^run start tag:\S+ (?P<params>.*)$')
+# The module's "run env" line of KEY:VALUE fields, the driver's "env KEY:..."
+ENV_RE = re.compile(r'^(?P<module>run )?env (?P<key>\w+):(?P<rest>.*)$')
 PATH_RE = re.compile(r'^Path:(?P<name>\S+) expect:\S+ (?P<rest>.*)$')
 
 
@@ -683,12 +672,18 @@ def _path(rest):
 
 
 def parse_log(lines, names):
-    """Parameters, and per test of NAMES: reps, path check, error lines."""
-    params, tests = {}, {n: {'reps': [], 'path': ('not checked', None),
-                              'errors': [], 'failed': False}
-                         for n in names}
+    """Parameters, environment, and per test of NAMES: reps, path check,
+    error lines."""
+    params, env = {}, {}
+    tests = {n: {'reps': [], 'path': ('not checked', None), 'errors': [],
+                 'failed': False} for n in names}
     for line in lines:
         line = line.rstrip('\n')
+        m = ENV_RE.match(line)
+        if m and m['module']:
+            env.update(f.split(':', 1) for f in line.split()[2:] if ':' in f)
+        elif m:
+            env[m['key']] = m['rest']
         m = START_RE.match(line)
         if m:
             for field in m['params'].split():
@@ -712,36 +707,39 @@ def parse_log(lines, names):
         if m and m[2] in tests:
             tests[m[2]]['errors'].append(line)
             tests[m[2]]['failed'] |= bool(m[1])
-    return params, tests
+    return params, env, tests
 
 
-def _read(path):
+def _environment(env, deterministic, stats_seen):
+    """The run's fields on what the figures depend on, from the log's
+    "env" lines (the module's and the driver's), as far as known."""
     try:
-        with open(path, encoding='utf-8', errors='replace') as f:
-            return f.read()
+        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as f:
+            model = re.search(r'^model name\s*:\s*(.*)$', f.read(),
+                              re.MULTILINE)
     except OSError:
-        return ''
-
-
-def _environment(deterministic, stats_seen):
-    """Run mode, CPU model and kernel configuration, as far as known."""
-    cpuinfo = _read('/proc/cpuinfo')
-    model = re.search(r'^model name\s*:\s*(.*)$', cpuinfo, re.MULTILINE)
-    mode = 'deterministic' if deterministic else 'emulated' \
-        if 'QEMU TCG' in cpuinfo else 'virtual-machine' \
-        if re.search(r'^flags\s*:.*\bhypervisor\b', cpuinfo, re.MULTILINE) \
-        else 'hardware'
-    try:
-        with gzip.open('/proc/config.gz', 'rt', encoding='utf-8') as f:
-            cfg = {line.split('=')[0] for line in f if '=' in line}
-    except OSError:
-        cfg = None
-    return mode, (model[1] if model else platform.machine()), {
-        'preempt': _read('/sys/kernel/debug/sched/preempt').strip() or
-        'unknown',
-        'debug': [o for o in DEBUG_OPTIONS if cfg and f'CONFIG_{o}' in cfg],
-        'page_pool_stats': stats_seen if cfg is None else
-        'CONFIG_PAGE_POOL_STATS' in cfg}
+        model = None
+    hz, debug, vulns = (env.get(k) for k in ('counter_hz', 'debug',
+                                             'vulnerabilities'))
+    onoff = {'on': True, 'off': False}
+    run = {'mode': 'deterministic' if deterministic else
+           env.get('mode', 'unknown'),
+           'kernel_release': platform.release(),
+           'cpu_model': model[1] if model else platform.machine(),
+           'counter': env.get('counter'),
+           'counter_hz': int(hz) if hz and hz.isdigit() and int(hz) else None,
+           'cmdline': env.get('cmdline'),
+           # "A=x|B=y" of those not "Not affected", "none", or "unknown"
+           'vulnerabilities': None if vulns in (None, 'unknown') else
+           dict(v.split('=', 1) for v in vulns.split('|') if '=' in v)}
+    run['config'] = {
+        'preempt': env.get('preempt', 'unknown'),
+        'debug': None if debug is None else
+        [] if debug == 'none' else debug.split(','),
+        'page_pool_stats': onoff.get(env.get('page_pool_stats'), stats_seen),
+        'init_on_alloc': onoff.get(env.get('init_on_alloc')),
+        'init_on_free': onoff.get(env.get('init_on_free'))}
+    return run
 
 
 def _stats(values):
@@ -752,15 +750,13 @@ def _stats(values):
             'ci95': [m - half, m + half] if n > 1 else None}
 
 
-def build_doc(params, tests, skipped, deterministic):
+def build_doc(params, env, tests, skipped, deterministic):
     """The run as a kselftest-bench document."""
     seen = [t['path'][0] for t in tests.values()]
-    stats_seen = True if 'ok' in seen else None
-    mode, model, config = _environment(deterministic, stats_seen)
+    run = _environment(env, deterministic, True if 'ok' in seen else None)
     params = dict(params, estimator='mean')
-    x86 = platform.machine() in ('x86_64', 'i686', 'i386')
     unit = 'instructions' if deterministic else \
-        ('tsc-cycles' if x86 else 'cycles')
+        ('tsc-cycles' if run['counter'] == 'tsc' else 'counter-ticks')
     doc_tests = []
     for name, t in tests.items():
         if name in skipped:
@@ -778,11 +774,9 @@ def build_doc(params, tests, skipped, deterministic):
             {k: _stats([r[k] for r in t['reps']]) for k in ('cycles', 'ns')}})
     return {'schema': SCHEMA, 'version': VERSION,
             'benchmark': 'bench_page_pool',
-            'run': {'mode': mode, 'kernel_release': platform.release(),
-                    'cpu_model': model,
-                    'date': datetime.datetime.now(datetime.timezone.utc)
-                    .strftime('%Y-%m-%dT%H:%M:%SZ'),
-                    'parameters': params, 'config': config},
+            'run': dict(run, parameters=params,
+                        date=datetime.datetime.now(datetime.timezone.utc)
+                        .strftime('%Y-%m-%dT%H:%M:%SZ')),
             'unit': {'cycles': unit, 'time': 'ns'}, 'tests': doc_tests}
 
 
@@ -799,11 +793,12 @@ def _gate(doc, base, threshold, alpha):
                               if t['name'] not in BASELINE_TESTS])
     deterministic = doc['unit']['cycles'] == 'instructions'
     rows = compare_tests([gated(base)], [gated(doc)], deterministic, False,
-                         alpha)
+                         alpha, not counter_mismatch(base, doc))
     out = {}
-    notes = [f'{r["test"]}: ' + ('-' if r['pct'] is None else
-                                 f'{r["pct"]:+.1f}%') +
-             f' against the baseline, {r["verdict"]}' for r in rows]
+    notes = _warnings([base, doc], ['the baseline', 'this run'])
+    notes += [f'{r["test"]}: ' + ('-' if r['pct'] is None else
+                                  f'{r["pct"]:+.1f}%') +
+              f' against the baseline, {r["verdict"]}' for r in rows]
     for r in rows:
         if r['worse'] and r['pct'] is not None and r['pct'] > threshold:
             out[r['test']] = f'regression {r["pct"]:+.1f}% ({r["verdict"]})'
@@ -825,10 +820,10 @@ def report(args):
     skipped = set(args.skip.split()) if args.skip else set()
     try:
         with open(args.report, encoding='utf-8', errors='replace') as f:
-            params, tests = parse_log(f, names)
+            params, env, tests = parse_log(f, names)
     except OSError as e:
         raise BenchError(f'{args.report}: cannot read: {e.strerror}') from e
-    doc = build_doc(params, tests, skipped, deterministic)
+    doc = build_doc(params, env, tests, skipped, deterministic)
     regressed, gate_failed = {}, None
     if args.baseline:
         try:
@@ -847,6 +842,8 @@ def report(args):
         except OSError as e:
             print(f'# cannot write {args.json}: {e.strerror}')
     cyc = doc['unit']['cycles']
+    if cyc == 'counter-ticks':
+        cyc = f'counter ticks ({_counter(doc)})'
     unit = 'insn' if deterministic else 'ns'
     slow = os.environ.get('KSFT_MACHINE_SLOW') == 'yes'
     for t in doc['tests']:

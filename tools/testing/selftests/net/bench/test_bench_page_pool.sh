@@ -3,15 +3,16 @@
 #
 # Load bench_page_pool.ko, which runs the selected tests from its init and
 # prints one "Type:" line per result, and report each test as a KTAP test
-# case with its figure as "# perf=<value><unit>": the mean nanoseconds per
-# element, or with BENCH_DETERMINISTIC=1 (QEMU -icount, where the TSC
-# counts instructions) the mean instructions per element. Diagnostics
-# (cycles, the cheapest chunk, path check, errors) come on "#" lines
-# before each result. Exit 0 when all pass, 1 when one fails, 4 when all are skipped.
+# case with its figure as "# perf=<value><unit>": the mean ns per element,
+# or with BENCH_DETERMINISTIC=1 (QEMU -icount: the TSC counts instructions)
+# the mean instructions. Diagnostics (cycles, cheapest chunk, path check,
+# errors) come on "#" lines before each result, after the environment the
+# figures depend on. Exit 0 when all pass, 1 when one fails, 4 all skipped.
 
 set -u
 
 readonly MOD=bench_page_pool
+readonly VULN=/sys/devices/system/cpu/vulnerabilities
 # What insmod or the kernel says of a module built for another kernel
 readonly FOREIGN="Unknown symbol|Invalid module format|Exec format error|disagrees about version"
 DIR=$(dirname "$(readlink -f "$0")")
@@ -48,9 +49,10 @@ usage: ${0##*/} [-l LOOPS] [-f RUN_FLAGS] [-c RETURNING_CPUS] [-C CPU] [-v]
                      with KSFT_MACHINE_SLOW=yes
   -T PCT             smallest regression that fails, percent (default 5)
 -r, -j and -b need python3 (bench_compare.py does them).
-
 Other module parameters can be given as BENCH_PAGE_POOL_PARAMS, e.g.
 BENCH_PAGE_POOL_PARAMS="loops=1000000 chunk=1024"; options take precedence.
+BENCH_MODE (hardware, virtual-machine, emulated or deterministic) says how
+the figures were measured, which a guest cannot tell reliably.
 EOF
 }
 
@@ -102,7 +104,12 @@ done
 flags=$((${param[run_flags]:-0x1ff}))
 [ "${KSFT_MACHINE_SLOW:-}" = yes ] && : "${param[loops]:=100000}"
 unit=ns
-[ "${BENCH_DETERMINISTIC:-0}" = 1 ] && unit=insn
+mode=${BENCH_MODE:-unknown}
+# The one mode a guest can tell: QEMU names its emulated x86 CPU so
+[ -z "${BENCH_MODE:-}" ] && grep -q '^model name.*QEMU TCG' /proc/cpuinfo && mode=emulated
+[ "${BENCH_DETERMINISTIC:-0}" = 1 ] && unit=insn mode=deterministic
+[[ $mode =~ ^(hardware|virtual-machine|emulated|deterministic|unknown)$ ]] ||
+	bad_usage "BENCH_MODE=$mode: not hardware, virtual-machine, emulated or deterministic"
 
 skip_all()
 {
@@ -120,13 +127,9 @@ for tool in insmod rmmod dd; do
 done
 { [ -r /dev/kmsg ] && [ -w /dev/kmsg ]; } || skip_all "/dev/kmsg not readable and writable"
 # A module built for another kernel cannot load: not a failure of this one
-if command -v modinfo >/dev/null; then
-	vermagic=$(modinfo -F vermagic "$KO" 2>/dev/null)
-	case $vermagic in
-	"$(uname -r) "*) ;;
-	*) skip_all "$MOD.ko is for another kernel (${vermagic%% *}, running $(uname -r))" ;;
-	esac
-fi
+vermagic=$(modinfo -F vermagic "$KO" 2>/dev/null) || vermagic="$(uname -r) "
+[[ $vermagic == "$(uname -r) "* ]] ||
+	skip_all "$MOD.ko is for another kernel (${vermagic%% *}, running $(uname -r))"
 if [ -r /proc/kallsyms ] && ! grep -qw page_pool_create /proc/kallsyms; then
 	skip_all "kernel without page_pool (enable e.g. CONFIG_VETH)"
 fi
@@ -223,23 +226,29 @@ if [ "$flags" -ne 0 ]; then
 		grep -v '^Type:.* Per elem:' "$TMP/log" | sed 's/^/# /'
 	fi
 	sed -n 's/^run start .* cpu:\([0-9]*\) .*/# tests bound to CPU \1/p' "$TMP/log"
-	if grep -qE '^(model name.*QEMU|flags.* hypervisor)' /proc/cpuinfo; then
-		echo "# measured in a virtual machine or emulator: not hardware figures"
-	fi
-	if grep -q '^Path:.* alloc fast:' "$TMP/log"; then
-		echo "# page_pool figures include CONFIG_PAGE_POOL_STATS (the path checks need it)"
-	fi
+	# On record with the figures, for bench_compare.py too: the module's
+	# "run env" line, the boot command line, the CPU vulnerabilities
+	# other than "Not affected", and the mode, which the runner knows
+	vulns=unknown
+	[ -d "$VULN" ] && vulns=$(cd "$VULN" && grep -sH . -- * |
+		sed -E 's/:(Mitigation: )?/=/' | grep -v '=Not affected$' | paste -sd '|')
+	printf 'env %s\n' "mode:$mode" "cmdline:$(cat /proc/cmdline)" \
+		"vulnerabilities:${vulns:-none}" >>"$TMP/log"
+	sed -n 's/^\(run \)\{0,1\}env /# environment: /p' "$TMP/log"
+	# Off x86 the cycles are a timer's ticks: label them with its rate
+	ticks=$(awk -F '[ :]' '$1 == "run" && $2 == "env" && $4 != "tsc" {
+		rate = $6 ~ /^[0-9]+$/ ? $6 / 1e6 "MHz" : "unknown-rate"
+		printf "ticks(%s@%s)", $4, rate }' "$TMP/log")
 fi
 
 # perf_of NAME: the figure of NAME's Type: line, in $unit: its mean
 perf_of()
 {
-	awk -v name="Type:$1" -v unit="$unit" '
-		$1 == name && $2 == "Per" { print (unit == "insn" ? $4 : $6); exit }' \
-		"$TMP/log"
+	awk -v name="Type:$1" -v u="$unit" '$1 == name && $2 == "Per" {
+		print (u == "insn" ? $4 : $6); exit }' "$TMP/log"
 }
 
-npass=0 nfail=0 nskip=0
+nfail=0 nskip=0
 # Opt-in features: bench_compare.py prints '#' lines and one result per test
 if [ ${#helper[@]} -gt 0 ] && [ "$flags" -ne 0 ]; then
 	skipped=()
@@ -254,8 +263,8 @@ if [ ${#helper[@]} -gt 0 ] && [ "$flags" -ne 0 ]; then
 	fi
 	while read -r kind name rest; do
 		case $kind in
-		pass) ktap_test_pass "$name # perf=$rest"; npass=$((npass + 1)) ;;
-		xfail) ktap_test_pass "$name # XFAIL $rest"; npass=$((npass + 1)) ;;
+		pass) ktap_test_pass "$name # perf=$rest" ;;
+		xfail) ktap_test_pass "$name # XFAIL $rest" ;;
 		skip) ktap_test_skip "$name"; nskip=$((nskip + 1)) ;;
 		fail) ktap_test_fail "$name"; nfail=$((nfail + 1)) ;;
 		*) echo "$kind $name $rest" ;;
@@ -268,13 +277,13 @@ for i in "${!selected[@]}"; do
 	if [ -n "${skip_reason[i]:-}" ]; then
 		grep -s "^Type:$t skipped" "$TMP/log" | sed 's/^/# /'
 		echo "# $t: ${skip_reason[i]}"
-		ktap_test_skip "$t"
-		nskip=$((nskip + 1))
+		ktap_test_skip "$t"; nskip=$((nskip + 1))
 		continue
 	fi
 	# Diagnostics: the full result lines and what the module said of t
 	grep -E "^(Type|Chunk|Path|Row|FAIL Type):${t}(_alloc)?[: ]" "$TMP/log" |
-		sed -E 's/ - \(measurement period.*tsc_interval:[0-9]+\)//; s/^/# /'
+		sed -E "s/ - \(measurement period.*tsc_interval:[0-9]+\)//; s/^/# /
+			${ticks:+s/cycles\(get_cycles\)/$ticks/g}"
 	value=$(perf_of "$t")
 	if grep -q "^FAIL Type:$t " "$TMP/log" || [ -z "$value" ]; then
 		[ -n "$value" ] || echo "# $t: no result"
@@ -282,14 +291,10 @@ for i in "${!selected[@]}"; do
 		nfail=$((nfail + 1))
 	else
 		ktap_test_pass "$t # perf=$value$unit"
-		npass=$((npass + 1))
 	fi
 done
 
-if [ "$nskip" -eq "$ntests" ]; then
-	ktap_print_totals
-	exit "$KSFT_SKIP"
-fi
 ktap_print_totals
+[ "$nskip" -eq "$ntests" ] && exit "$KSFT_SKIP"
 [ "$nfail" -eq 0 ] && exit "$KSFT_PASS"
 exit "$KSFT_FAIL"

@@ -63,6 +63,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/string_choices.h>
 #include <linux/workqueue.h>
 #include <net/page_pool/helpers.h>
 
@@ -769,6 +770,66 @@ static int bench_check_params(void)
 	return 0;
 }
 
+/* Debug options that add work to the locks, atomics and allocations timed */
+static const struct {
+	const char *name;
+	bool on;
+} bench_debug_opts[] = {
+	{ "PROVE_LOCKING", IS_ENABLED(CONFIG_PROVE_LOCKING) },
+	{ "LOCK_STAT", IS_ENABLED(CONFIG_LOCK_STAT) },
+	{ "DEBUG_SPINLOCK", IS_ENABLED(CONFIG_DEBUG_SPINLOCK) },
+	{ "DEBUG_ATOMIC_SLEEP", IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) },
+	{ "DEBUG_PREEMPT", IS_ENABLED(CONFIG_DEBUG_PREEMPT) },
+	{ "KASAN", IS_ENABLED(CONFIG_KASAN) },
+	{ "KMSAN", IS_ENABLED(CONFIG_KMSAN) },
+	{ "KCSAN", IS_ENABLED(CONFIG_KCSAN) },
+	{ "UBSAN", IS_ENABLED(CONFIG_UBSAN) },
+	{ "DEBUG_VM", IS_ENABLED(CONFIG_DEBUG_VM) },
+	{ "DEBUG_OBJECTS", IS_ENABLED(CONFIG_DEBUG_OBJECTS) },
+	{ "DEBUG_KMEMLEAK", IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) },
+	{ "DEBUG_NET", IS_ENABLED(CONFIG_DEBUG_NET) },
+};
+
+static const char *bench_preempt_model(void)
+{
+	if (preempt_model_rt())
+		return "rt";
+	if (preempt_model_full())
+		return "full";
+	if (preempt_model_voluntary())
+		return "voluntary";
+	if (preempt_model_none())
+		return "none";
+	return "lazy";		/* the only other one, since 6.13 */
+}
+
+/*
+ * Put on record what moves the figures besides the code under test: the
+ * counter behind "cycles" and its rate, the preemption model, debug
+ * options, page_pool's statistics (a counter update per allocation and
+ * recycle) and page zeroing on allocation or free.  The driver adds the
+ * boot command line and the CPU vulnerability mitigations.
+ */
+static void bench_print_env(void)
+{
+	char debug[200] = "none", hz[24] = "unknown";
+	size_t i, len = 0;
+
+	for (i = 0; i < ARRAY_SIZE(bench_debug_opts); i++) {
+		if (bench_debug_opts[i].on)
+			len += scnprintf(debug + len, sizeof(debug) - len,
+					 "%s%s", len ? "," : "",
+					 bench_debug_opts[i].name);
+	}
+	if (time_bench_counter_hz())
+		snprintf(hz, sizeof(hz), "%llu", time_bench_counter_hz());
+	pr_info("run env counter:%s counter_hz:%s preempt:%s page_pool_stats:%s init_on_alloc:%s init_on_free:%s debug:%s\n",
+		TIME_BENCH_COUNTER, hz, bench_preempt_model(),
+		str_on_off(IS_ENABLED(CONFIG_PAGE_POOL_STATS)),
+		str_on_off(want_init_on_alloc(0)),
+		str_on_off(want_init_on_free()), debug);
+}
+
 static int __init bench_page_pool_init(void)
 {
 	struct task_struct *task;
@@ -784,6 +845,7 @@ static int __init bench_page_pool_init(void)
 	pr_info("run start tag:%s loops:%lu run_flags:0x%lx returning_cpus:%u cpu:%d repeat:%u chunk:%u\n",
 		bench_tag(), loops, run_flags, returning_cpus, bench_cpu,
 		repeat, chunk);
+	bench_print_env();
 
 	init_completion(&bench_done);
 	task = kthread_create_on_cpu(bench_thread, NULL, bench_cpu, "pp_bench/%u");

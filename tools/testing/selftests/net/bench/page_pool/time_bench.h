@@ -67,6 +67,30 @@ struct time_bench_record {
 #define TIME_BENCH_CYCLES	"cycles(get_cycles)"
 #endif
 
+/*
+ * The counter behind the cycles, for the run's header: the TSC at tsc_khz;
+ * on arm64 the generic timer at CNTFRQ_EL0 as firmware set it, tens of MHz
+ * or 1 GHz whatever the CPU clock; elsewhere at a rate not known here (0).
+ */
+#if defined(CONFIG_X86_TSC)
+#define TIME_BENCH_COUNTER	"tsc"
+#elif defined(CONFIG_ARM64)
+#define TIME_BENCH_COUNTER	"arch_timer"
+#else
+#define TIME_BENCH_COUNTER	"get_cycles"
+#endif
+
+static inline u64 time_bench_counter_hz(void)
+{
+#if defined(CONFIG_X86_TSC)
+	return (u64)tsc_khz * 1000;
+#elif defined(CONFIG_ARM64)
+	return arch_timer_get_cntfrq();
+#else
+	return 0;
+#endif
+}
+
 static __always_inline u64 time_bench_cycles(void)
 {
 #ifdef CONFIG_X86_TSC
