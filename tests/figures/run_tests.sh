@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Figures people can trust: in QEMU guests, an A/A comparison shows no
-# significant difference (mean counts within 0.5 % across two boots; under emulation,
-# three alternated runs per side), a build slowed on the fast path is
+# significant difference (deterministic: the same counts across two
+# boots; under emulation, three alternated runs per side), a build slowed on the fast path is
 # reported as a significant regression and fails the driver's gate (XFAIL with
 # KSFT_MACHINE_SLOW=yes), JSON validates, and the path checks hold. Once
 # emulated (TCG timing noise, the runner's built kernel, whose page_pool
 # statistics prove each test's path) and once deterministic (-icount
 # shift=0, Debian's kernel without the statistics, A/A across two boots,
-# whose mean instruction counts must repeat within 0.5 %).
+# whose fast paths' mean instruction counts must repeat within one
+# instruction per element; the other tests' are reported).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -179,6 +180,8 @@ same_counts()
 import json
 import sys
 
+FAST = ('no-softirq-page_pool01', 'tasklet_page_pool01_fast_path',
+        'tasklet_page_pool04_napi_local')
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 mean_b = {t['name']: t['stats'] and t['stats']['cycles']['mean']
           for t in b['tests']}
@@ -186,8 +189,10 @@ reps_b = {t['name']: [r['cycles'] for r in t['reps']] for t in b['tests']}
 bad = 0
 for t in a['tests']:
     ma, mb = t['stats'] and t['stats']['cycles']['mean'], mean_b.get(t['name'])
-    same = bool(ma and mb) and abs(mb - ma) <= ma * 0.005
-    bad += not same
+    same = bool(ma and mb) and abs(mb - ma) < 1
+    # Asserted for the fast paths (issue: "within one instruction per
+    # element"); the others' repeatability is reported
+    bad += not same and t['name'] in FAST
     print(f"{t['name']}: {'same' if same else 'DIFFERS'}: mean {ma} vs {mb}; "
           f"boot 1 {[r['cycles'] for r in t['reps']]}, "
           f"boot 2 {reps_b.get(t['name'], [])}")
@@ -209,19 +214,19 @@ figures()
 	ok "$mode: slowed build for $target"
 	if [ "$mode" = emulated ]; then
 		expect_rc "$mode: guest run" 0 "$OUT/figures-$mode.log" \
-			"$VMTEST" "${args[@]}" -e FLAGS=0x7e -e SIZE="-l 1000000" \
+			"$VMTEST" "${args[@]}" -e FLAGS=0x17e -e SIZE="-l 1000000" \
 			-e REPS=3 -e REPS_SLOW=6 -- \
 			bash "$GUEST" "$work" a1 b1 a2 b2 a3 b3 slow slowxfail
 		judge "$mode" "$work" ok noise "a1 a2 a3" "b1 b2 b3"
 		return
 	fi
-	args+=(-D -e FLAGS=0x7f -e SIZE="-l 50000" -e REPS=5)
+	args+=(-D -e FLAGS=0x17f -e SIZE="-l 50000" -e REPS=5)
 	expect_rc "$mode: first boot" 0 "$OUT/figures-$mode-1.log" \
 		"$VMTEST" "${args[@]}" -- bash "$GUEST" "$work" a1 slow slowxfail
 	expect_rc "$mode: second boot" 0 "$OUT/figures-$mode-2.log" \
 		"$VMTEST" "${args[@]}" -- bash "$GUEST" "$work" b1
 	judge "$mode" "$work" "not checked" same a1 b1
-	check "$mode: every mean count repeats within 0.5 % across boots" \
+	check "$mode: the fast paths' mean counts repeat within one instruction across boots" \
 		same_counts "$work/a1.json" "$work/b1.json"
 	same_counts "$work/a1.json" "$work/b1.json" | sed 's/^/#   /'
 }

@@ -10,7 +10,8 @@ whether the change is larger than the noise of the repetitions (Welch's
 t-test, two-sided, family-wise alpha 0.05 over the table's tests with
 Holm's method, so that a table of many tests does not show noise as
 significant).  Deterministic runs (instruction counts) are compared on
-their mean, a difference under DET_SAME_PCT counting as the same.
+their mean; less than one instruction, DET_SAME_PCT or the repetitions'
+own spread counts as the same.
 
 The repetitions of one run share its boot, its CPU frequency and the
 host's load of the moment; runs differ by more than that, most of all
@@ -43,6 +44,7 @@ import platform
 import re
 import sys
 
+import bench_stats
 from bench_stats import ci95_half_width, mean, median, variance, welch
 
 SCHEMA = 'kselftest-bench'
@@ -394,7 +396,9 @@ def compare_tests(before, after, deterministic, between_runs, alpha,
         if deterministic:
             if row['cycles'] is None:
                 row['verdict'] = 'n/a (no counts)'
-            elif abs(cyc[1] - cyc[0]) > cyc[0] * DET_SAME_PCT / 100:
+            elif not bench_stats.det_same(cyc, _samples(bcy, between_runs),
+                                          _samples(acy, between_runs),
+                                          DET_SAME_PCT):
                 row['verdict'] = 'exact'
                 row['worse'] = cyc[1] > cyc[0]
             else:
@@ -558,8 +562,9 @@ def _header(before, after, bnames, anames, deterministic, between_runs,
     hdr += _warnings(before + after, bnames + anames)
     if deterministic:
         hdr.append('deterministic runs: mean instructions per element, a '
-                   f'change of {DET_SAME_PCT:g} % or less is the same (the '
-                   'spread across boots); change is of instructions')
+                   f'change under one instruction, of {DET_SAME_PCT:g} % '
+                   'or less, or within the repetitions\' spread is the same '
+                   '(the spread across boots); change is of instructions')
     else:
         hdr.append(f"test: Welch's t-test, two-sided, family-wise alpha "
                    f"{alpha:g} over the tests (Holm), on " +

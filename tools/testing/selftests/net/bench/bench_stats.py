@@ -99,3 +99,14 @@ def ci95_half_width(values):
     n = len(values)
     q = T975[n - 2] if n - 1 <= len(T975) else 1.96
     return q * math.sqrt(variance(values)) / math.sqrt(n)
+
+
+def det_same(means, before, after, pct):
+    """Whether two deterministic counts are the same: apart by less than
+    one instruction per element, by PCT % or less, or by no more than the
+    repetitions' own spread (an interrupt or the page allocator's batched
+    work in one repetition moves the mean of a few)."""
+    diff = abs(means[1] - means[0])
+    spread = max(ci95_half_width(s) if len(s) > 1 else 0.0
+                 for s in (before, after))
+    return diff < 1 or diff <= means[0] * pct / 100 or diff <= spread
