@@ -82,9 +82,43 @@ run_group()
 	fi
 }
 
-for g in "${groups[@]}"; do
-	run_group "$g"
-done | tee "$out/run.log"
+# The checks' own tools, installed when missing (as the runner installs
+# what it needs): shellcheck and pylint for the static checks; clang,
+# qemu-user and an arm64 cross compiler for ptr_ring_test's portability
+# checks. Each line: a command or file, and the package providing it.
+need_tools()
+{
+	local probe pkg need=()
+
+	while read -r probe pkg; do
+		[ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1 ||
+			need+=("$pkg")
+	done <<-EOF
+	shellcheck shellcheck
+	pylint pylint
+	clang clang
+	qemu-x86_64 qemu-user
+	aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
+	/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
+	EOF
+	[ "${#need[@]}" -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "# missing ${need[*]}: not root, not installed"
+		return 0
+	fi
+	echo "# installing ${need[*]}"
+	{ apt-get update -qq &&
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${need[@]}"; } >"$out/tools.log" 2>&1 ||
+		echo "not ok - installing ${need[*]} (see $out/tools.log)"
+}
+
+{
+	need_tools
+	for g in "${groups[@]}"; do
+		run_group "$g"
+	done
+} | tee "$out/run.log"
 
 passed=$(grep -c '^ok - ' "$out/run.log")
 failed=$(grep -c '^not ok - ' "$out/run.log")
