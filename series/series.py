@@ -131,15 +131,21 @@ class History:
         raise LookupError('no project commit has the subject "%s" (a '
                           'shallow clone?)' % step)
 
+    def changes(self, patch, path):
+        """(step, commit) of patch's Steps that changed path, oldest
+        first."""
+        out = []
+        for step in patch.steps:
+            sha = self.commit(step)
+            if sha and run(['git', '-C', REPO, 'diff', '--quiet', sha + '^1',
+                            sha, '--', path], check=False).returncode == 1:
+                out.append((step, sha))
+        return out
+
     def state(self, patch, path):
         """path as patch's Steps that changed it left it."""
         data = None
-        for step in patch.steps:
-            sha = self.commit(step)
-            if sha is None or run(['git', '-C', REPO, 'diff', '--quiet',
-                                   sha + '^1', sha, '--', path],
-                                  check=False).returncode != 1:
-                continue
+        for step, sha in self.changes(patch, path):
             if not step.startswith(PICKED):
                 mode = project_git('ls-tree', sha, '--', path).split()[0]
                 data = project_git('show', '%s:%s' % (sha, path))
@@ -172,6 +178,32 @@ def picked(data, sha, path, name):
                      (name, sha[:12], path, res.stderr.decode()))
         with open(full, 'rb') as f:
             return f.read()
+
+
+def lost_work(series, history):
+    """A file a patch takes whole from a commit that lacks the commit an
+    earlier patch took it from (a branch that forked before it): the
+    patch would take that patch's work back out."""
+    problems, before, last = [], {}, last_carrier(series)
+    for i, patch in enumerate(series):
+        for path in patch.plain_files():
+            if last[path] == i:
+                continue
+            whole = [sha for step, sha in history.changes(patch, path)
+                     if not step.startswith(PICKED)]
+            if not whole:
+                continue
+            if path in before and run(['git', '-C', REPO, 'merge-base',
+                                       '--is-ancestor', before[path][1],
+                                       whole[-1]],
+                                      check=False).returncode:
+                problems.append('%s: %s as %s left it lacks %s, which %s '
+                                'took it from' % (patch.name, path,
+                                                  whole[-1][:12],
+                                                  before[path][1][:12],
+                                                  before[path][0]))
+            before[path] = (patch.name, whole[-1])
+    return problems
 
 
 def last_carrier(series):
@@ -249,6 +281,8 @@ def check(series, ksrc):
                 history.commit(step)
             except LookupError as e:
                 problems.append('%s: %s' % (patch.name, e))
+    if not problems:
+        problems += lost_work(series, history)
     dirs = lay_series.owned_dirs(files)
     for d in dirs:
         t = os.path.relpath(d, lay_series.SELFTESTS)
