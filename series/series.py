@@ -9,7 +9,10 @@ a patch is:
     the project's files;
   - in an earlier patch, the file as the newest of that patch's Steps
     left it (the project commit with that exact subject that changed the
-    file), so that intermediate states are reproducible from git history.
+    file), so that intermediate states are reproducible from git history;
+    a Step "picked: SUBJECT" adds only that commit's change to the file
+    as the patch's earlier Steps left it, for a change made after later
+    patches' Steps, whose whole file would bring their work in.
 
 A Files line "PATH: ARG" carries a merge into a file the kernel already
 has, done by vmtest/lib/lay_series.py's own functions (imported, not
@@ -30,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 SERIES_DIR = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(SERIES_DIR)
@@ -39,6 +43,8 @@ import lay_series  # noqa: E402
 
 # netdev's limit on patches per series.
 MAX_PATCHES = 15
+# A Step that adds its commit's change, not the file the commit left
+PICKED = 'picked: '
 
 
 class Patch:
@@ -114,6 +120,7 @@ class History:
         (a summary of older history) names none."""
         if step.startswith('('):
             return None
+        step = step.removeprefix(PICKED)
         for subject in (step, step[:step.rfind(' (')] if ' (' in step else None):
             shas = self.by_subject.get(subject)
             if shas and len(shas) == 1:
@@ -124,20 +131,79 @@ class History:
         raise LookupError('no project commit has the subject "%s" (a '
                           'shallow clone?)' % step)
 
-    def state(self, patch, path):
-        """path as the newest of patch's Steps that changed it left it."""
-        for step in reversed(patch.steps):
+    def changes(self, patch, path):
+        """(step, commit) of patch's Steps that changed path, oldest
+        first."""
+        out = []
+        for step in patch.steps:
             sha = self.commit(step)
-            if sha is None:
-                continue
-            changed = run(['git', '-C', REPO, 'diff', '--quiet', sha + '^1',
-                           sha, '--', path], check=False).returncode
-            if changed == 1:
+            if sha and run(['git', '-C', REPO, 'diff', '--quiet', sha + '^1',
+                            sha, '--', path], check=False).returncode == 1:
+                out.append((step, sha))
+        return out
+
+    def state(self, patch, path):
+        """path as patch's Steps that changed it left it."""
+        data = None
+        for step, sha in self.changes(patch, path):
+            if not step.startswith(PICKED):
                 mode = project_git('ls-tree', sha, '--', path).split()[0]
-                return project_git('show', '%s:%s' % (sha, path)), \
-                    mode.decode()
-        sys.exit('series: %s carries %s before its last patch, but none of '
-                 'its Steps changed it' % (patch.name, path))
+                data = project_git('show', '%s:%s' % (sha, path))
+            elif data is None:
+                sys.exit('series: %s: "%s" has no earlier Step of the patch '
+                         'that changed %s to add to' % (patch.name, step, path))
+            else:
+                data = picked(data, sha, path, patch.name)
+        if data is None:
+            sys.exit('series: %s carries %s before its last patch, but none '
+                     'of its Steps changed it' % (patch.name, path))
+        return data, mode.decode()
+
+
+def picked(data, sha, path, name):
+    """data, path's content, with commit sha's change to path applied."""
+    diff = project_git('diff', sha + '^1', sha, '--', path)
+    with tempfile.TemporaryDirectory() as tmp:
+        full = os.path.join(tmp, path)
+        os.makedirs(os.path.dirname(full))
+        with open(full, 'wb') as f:
+            f.write(data)
+        # No repository around tmp: git apply then patches tmp's files
+        env = dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.dirname(tmp))
+        res = run(['git', 'apply', '-'], cwd=tmp, env=env, input=diff,
+                  check=False)
+        if res.returncode:
+            sys.exit('series: %s: the change of %s to %s does not apply to '
+                     'its earlier Steps\' file:\n%s' %
+                     (name, sha[:12], path, res.stderr.decode()))
+        with open(full, 'rb') as f:
+            return f.read()
+
+
+def lost_work(series, history):
+    """A file a patch takes whole from a commit that lacks the commit an
+    earlier patch took it from (a branch that forked before it): the
+    patch would take that patch's work back out."""
+    problems, before, last = [], {}, last_carrier(series)
+    for i, patch in enumerate(series):
+        for path in patch.plain_files():
+            if last[path] == i:
+                continue
+            whole = [sha for step, sha in history.changes(patch, path)
+                     if not step.startswith(PICKED)]
+            if not whole:
+                continue
+            if path in before and run(['git', '-C', REPO, 'merge-base',
+                                       '--is-ancestor', before[path][1],
+                                       whole[-1]],
+                                      check=False).returncode:
+                problems.append('%s: %s as %s left it lacks %s, which %s '
+                                'took it from' % (patch.name, path,
+                                                  whole[-1][:12],
+                                                  before[path][1][:12],
+                                                  before[path][0]))
+            before[path] = (patch.name, whole[-1])
+    return problems
 
 
 def last_carrier(series):
@@ -215,6 +281,8 @@ def check(series, ksrc):
                 history.commit(step)
             except LookupError as e:
                 problems.append('%s: %s' % (patch.name, e))
+    if not problems:
+        problems += lost_work(series, history)
     dirs = lay_series.owned_dirs(files)
     for d in dirs:
         t = os.path.relpath(d, lay_series.SELFTESTS)

@@ -135,6 +135,25 @@ echo changed >>"$clone/README.md"
 check "series.py key ignores the tooling (README.md)" \
 	test "$key" = "$(python3 "$clone/series/series.py" key)"
 git -C "$clone" checkout -q -- README.md
+
+# A patch must not take an earlier patch's work back out: 0065 without
+# the Step of the merge that put the cross-CPU driver on top of 0052-0056's
+x=$clone/series/0065-cross-cpu-concurrent.txt
+sed -i "/^\tMerge branch 'wt-xcpu'/d" "$x"
+expect_rc "series.py check refuses a patch that undoes an earlier one's work" 1 \
+	"$work/lost.log" python3 "$clone/series/series.py" check "$ksrc"
+expect_grep "and says which file and which patch" "$work/lost.log" \
+	'^0065-[^ ]*: tools/testing/selftests/net/bench/test_bench_page_pool\.sh as .* lacks .*0056-'
+git -C "$clone" checkout -q -- series
+# A picked Step whose change does not apply (here: a second time) stops
+# the export
+pick=$(grep '^.picked: .*cross-CPU rows check their path' "$x")
+echo "$pick" >>"$x"
+expect_rc "export.sh stops at a picked Step that does not apply" 1 \
+	"$work/picked.log" "$clone/series/export.sh" "$work/picked" --tree "$ksrc"
+expect_grep "saying which" "$work/picked.log" \
+	'^series: 0065-[^ ]*: the change of [0-9a-f]+ to .*bench_page_pool_simple\.c does not apply'
+git -C "$clone" checkout -q -- series
 missing=$(for p in "${patches[@]}"; do
 	grep -qxF "$sob" "$p" || echo "${p##*/}"
 done)

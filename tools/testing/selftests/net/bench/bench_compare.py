@@ -669,7 +669,7 @@ def _path(rest):
                                         ('released', 'released')))):
         total = sum(num.get(k, 0) for _, k in keys)
         if not total:
-            continue    # not counted (cross-CPU rows: the origins)
+            continue    # nothing counted: the test stopped at once
         out.append(what + ' ' + ' '.join(
             f'{w} {100.0 * num.get(k, 0) / total:.1f}%'
             for w, k in keys) + f' of {total}')

@@ -214,57 +214,6 @@ static int xcpu_warmup(struct xcpu_row *x)
 	return err;
 }
 
-struct xcpu_stats {
-	bool valid;
-	u64 fast, slow, refill, empty;		/* alloc */
-	u64 cached, ring, ring_full, released;	/* recycle */
-};
-
-static void xcpu_stats_read(struct page_pool *pp, struct xcpu_stats *s)
-{
-	memset(s, 0, sizeof(*s));
-#ifdef CONFIG_PAGE_POOL_STATS
-	{
-		struct page_pool_stats st = {};
-
-		page_pool_get_stats(pp, &st);
-		*s = (struct xcpu_stats){
-			.valid = true,
-			.fast = st.alloc_stats.fast,
-			.slow = st.alloc_stats.slow,
-			.refill = st.alloc_stats.refill,
-			.empty = st.alloc_stats.empty,
-			.cached = st.recycle_stats.cached,
-			.ring = st.recycle_stats.ring,
-			.ring_full = st.recycle_stats.ring_full,
-			.released = st.recycle_stats.released_refcnt,
-		};
-	}
-#endif
-}
-
-/* Print the page_pool counters of the row; every return must hit the ring */
-static int xcpu_check_path(const char *type, const struct xcpu_stats *b,
-			   const struct xcpu_stats *a, u64 returned)
-{
-	if (!b->valid || !a->valid) {
-		pr_info("Path:%s expect:ring not checked: CONFIG_PAGE_POOL_STATS off\n",
-			type);
-		return 0;
-	}
-	pr_info("Path:%s expect:ring alloc fast:%llu slow:%llu refill:%llu empty:%llu recycle cached:%llu ring:%llu ring_full:%llu released:%llu\n",
-		type, a->fast - b->fast, a->slow - b->slow,
-		a->refill - b->refill, a->empty - b->empty,
-		a->cached - b->cached, a->ring - b->ring,
-		a->ring_full - b->ring_full, a->released - b->released);
-	if (a->ring - b->ring != returned) {
-		pr_err("Type:%s only %llu of %llu pages were returned via ptr_ring\n",
-		       type, a->ring - b->ring, returned);
-		return -EIO;
-	}
-	return 0;
-}
-
 /* Busy time of @rec in per mille of @wall nanoseconds */
 static unsigned int xcpu_busy(const struct time_bench_record *rec, u64 wall)
 {
@@ -329,7 +278,8 @@ static int xcpu_row(const char *type, const char *label, unsigned int nr,
 		    int alloc_cpu, u64 loops, bool verbose)
 {
 	unsigned int k, qsize, queues = 0, started = 0;
-	struct xcpu_stats before, after;
+	struct pp_recycle_cnt before, after;
+	struct pp_path_acc acc = {};
 	struct xcpu_row *x;
 	u64 returned = 0, t0, wall;
 	int cpu, err = 0;
@@ -384,7 +334,7 @@ static int xcpu_row(const char *type, const char *label, unsigned int nr,
 		pr_info("Type:%s allocating on CPU %d, %u returning CPUs, queues of %u pages, ring %u\n",
 			type, alloc_cpu, nr, qsize, nr * qsize + XCPU_RING_SLACK);
 
-	xcpu_stats_read(x->pp, &before);
+	pp_recycle_cnt_read(x->pp, &before);
 	t0 = ktime_get_ns();
 	x->deadline = jiffies + msecs_to_jiffies(XCPU_TIME_MS);
 	for (k = 0; k < nr; k++)
@@ -393,13 +343,17 @@ static int xcpu_row(const char *type, const char *label, unsigned int nr,
 	/* Bounded: the allocator stops at the deadline, returners drain */
 	wait_event_idle(x->done_wq, !atomic_read(&x->running));
 	wall = ktime_get_ns() - t0;
-	xcpu_stats_read(x->pp, &after);
+	pp_recycle_cnt_read(x->pp, &after);
 
 	err = x->alloc.err;
 	for (k = 0; k < nr; k++)
 		returned += x->ret[k].rec.invoked_cnt;
+	/* The pool's ring holds every page in circulation: none may miss it */
+	pp_path_sum_add(&acc, &before, &after, returned);
+	pp_path_print(type, PP_RING, &acc);
 	if (!err)
-		err = xcpu_check_path(type, &before, &after, returned);
+		err = pp_check_path(type, PP_RING, returned, returned,
+				    &before, &after);
 	if (!err)
 		err = xcpu_report(type, label, x, wall);
 out_stop:

@@ -306,12 +306,6 @@ static int bl_lock(void *arg, u32 n, struct time_bench_record *rec)
 
 /* page_pool tests: one alloc and one return per element */
 
-enum pp_path {
-	PP_FAST,	/* recycle direct into the alloc cache */
-	PP_RING,	/* normal return into the ptr_ring */
-	PP_SLOW,	/* page not recyclable, back to the page allocator */
-};
-
 static const char * const pp_path_name[] = {
 	[PP_FAST] = "alloc cache",
 	[PP_RING] = "ptr_ring",
@@ -378,41 +372,15 @@ static int pp_chunk(void *arg, u32 n, struct time_bench_record *rec)
 	return -EINVAL;
 }
 
-/* page_pool's allocation counters, as struct page_pool_alloc_stats names them */
-enum pp_alloc {
-	PP_ALLOC_FAST,		/* handed out from the alloc cache */
-	PP_ALLOC_REFILL,	/* the cache refilled from the ptr_ring */
-	PP_ALLOC_SLOW,		/* a bulk allocation from the page allocator */
-	PP_ALLOC_EMPTY,		/* the ptr_ring was empty at a refill */
-	PP_ALLOC_NR,
-};
-
-/*
- * page_pool's statistics, read with page_pool_get_stats() when the kernel
- * keeps them (CONFIG_PAGE_POOL_STATS): the module reads no field of
- * struct page_pool, which is no interface.
- */
-struct pp_recycle_cnt {
-	bool valid;
-	u64 path[ARRAY_SIZE(pp_path_name)];	/* recycled or released */
-	u64 ring_full;
-	u64 alloc[PP_ALLOC_NR];
-};
-
-/* Counters of one test, summed over its repetitions */
-struct pp_path_acc {
-	struct pp_recycle_cnt cnt;
-	u64 returned;		/* pages the test returned, by its own count */
-};
-
 /* The accumulator of the test being run */
 static struct pp_path_acc *pp_acc;
 
-/* Add the counters of a run that returned @returned pages */
-static void pp_path_sum_add(const struct pp_recycle_cnt *before,
-			    const struct pp_recycle_cnt *after, u64 returned)
+/* Add to @acc the counters of a run that returned @returned pages */
+void pp_path_sum_add(struct pp_path_acc *acc,
+		     const struct pp_recycle_cnt *before,
+		     const struct pp_recycle_cnt *after, u64 returned)
 {
-	struct pp_recycle_cnt *s = &pp_acc->cnt;
+	struct pp_recycle_cnt *s = &acc->cnt;
 	unsigned int i;
 
 	if (!before->valid || !after->valid)
@@ -423,16 +391,17 @@ static void pp_path_sum_add(const struct pp_recycle_cnt *before,
 	for (i = 0; i < PP_ALLOC_NR; i++)
 		s->alloc[i] += after->alloc[i] - before->alloc[i];
 	s->ring_full += after->ring_full - before->ring_full;
-	pp_acc->returned += returned;
+	acc->returned += returned;
 }
 
 /*
- * One line per page_pool test: the share of the returned pages that took
- * the expected path, and page_pool's counters.  A refill or a slow
- * allocation is one event that brings up to PP_ALLOC_CACHE_REFILL pages.
+ * One line per page_pool test or cross-CPU row: the share of the returned
+ * pages that took the expected path, and page_pool's counters.  A refill
+ * or a slow allocation is one event that brings up to
+ * PP_ALLOC_CACHE_REFILL pages.
  */
-static void pp_path_print(const char *type, enum pp_path path,
-			  const struct pp_path_acc *acc)
+void pp_path_print(const char *type, enum pp_path path,
+		   const struct pp_path_acc *acc)
 {
 	const struct pp_recycle_cnt *s = &acc->cnt;
 	u32 bp = 0;	/* basis points */
@@ -456,7 +425,7 @@ static void pp_path_print(const char *type, enum pp_path path,
 		s->ring_full);
 }
 
-static void pp_recycle_cnt_read(struct page_pool *pp, struct pp_recycle_cnt *c)
+void pp_recycle_cnt_read(struct page_pool *pp, struct pp_recycle_cnt *c)
 {
 	memset(c, 0, sizeof(*c));
 #ifdef CONFIG_PAGE_POOL_STATS
@@ -481,9 +450,9 @@ static void pp_recycle_cnt_read(struct page_pool *pp, struct pp_recycle_cnt *c)
  * Check with the page_pool statistics that at least @need of the
  * @returned pages took @path
  */
-static int pp_check_path(const char *type, enum pp_path path, u64 returned,
-			 u64 need, const struct pp_recycle_cnt *before,
-			 const struct pp_recycle_cnt *after)
+int pp_check_path(const char *type, enum pp_path path, u64 returned,
+		  u64 need, const struct pp_recycle_cnt *before,
+		  const struct pp_recycle_cnt *after)
 {
 	u64 got;
 
@@ -605,7 +574,7 @@ static int bench_pp_run(const struct bench_test *t, const char *label)
 		else
 			err = bench_run_chunks(pp_chunk, &b, loops, &rec);
 		pp_recycle_cnt_read(b.pp, &after);
-		pp_path_sum_add(&before, &after, rec.invoked_cnt);
+		pp_path_sum_add(pp_acc, &before, &after, rec.invoked_cnt);
 		/* Every page, or for the NAPI-local test 99 % of them */
 		need = rec.invoked_cnt;
 		if (t->napi_local)
