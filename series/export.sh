@@ -4,6 +4,7 @@
 # tree: OUTDIR/0000-cover-letter.patch, 0001-....patch, ...
 #
 # usage: series/export.sh OUTDIR [--tree DIR] [--results JOB]... [--git DIR]
+#                         [--maintainers]
 #   --tree DIR      the pristine tree (default: the newest Debian
 #                   linux-source the runner unpacked, as
 #                   'vmtest/vmtest.sh -t current --stop-after fetch' says)
@@ -14,6 +15,10 @@
 #                   bare one: a base commit of the tree's files that the
 #                   series touches, then one commit per patch on branch
 #                   'series')
+#   --maintainers   address each patch (To:, Cc:) to what get_maintainer.pl
+#                   names for it, and the cover letter to all of them, as
+#                   NIPA's cc_maintainers expects (series/recipients.py):
+#                   then 'git send-email OUTDIR/*.patch' sends the series
 #
 # The patches are signed off by your git identity (git var
 # GIT_COMMITTER_IDENT, as 'git format-patch -s' would). The tree is only
@@ -27,17 +32,18 @@ repo=$(dirname "$series")
 
 usage()
 {
-	sed -n '3,21p' "$self" | cut -c3- >&2
+	sed -n '3,26p' "$self" | cut -c3- >&2
 	exit 2
 }
 
-out='' tree='' keep=''
+out='' tree='' keep='' address=0
 results=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:?}; shift 2 ;;
 	--results) results+=("${2:?}"); shift 2 ;;
 	--git) keep=${2:?}; shift 2 ;;
+	--maintainers) address=1; shift ;;
 	-h | --help) usage ;;
 	-*) echo "export.sh: unknown option $1" >&2; usage ;;
 	*) [ -z "$out" ] || usage; out=$1; shift ;;
@@ -120,4 +126,5 @@ for old, new in (('*** SUBJECT HERE ***', subject),
 with open(cover, 'w', encoding='utf-8') as f:
     f.write(text)
 EOF
+[ "$address" -eq 0 ] || python3 "$series/recipients.py" "$gitdir" "$tree" "$out"
 ls "$out"/[0-9][0-9][0-9][0-9]-*.patch
