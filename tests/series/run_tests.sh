@@ -6,9 +6,11 @@
 # source; checkpatch.pl --strict finds nothing in a patch that its notes
 # do not explain; the applied tree's series paths are what the runner's
 # lay-over makes of the project's files; get_maintainer.pl names the
-# page_pool, virtio and kselftest maintainers; the cover letter's results
-# table comes from runner jobs (canned here); series.py key follows the
-# series, not the tooling. No kernel is built.
+# page_pool, virtio and kselftest maintainers, and each patch is addressed
+# to them; NIPA's patch checks (series/nipa.py) pass or are explained in
+# the patch's notes; the cover letter's results table comes from runner
+# jobs (canned here); series.py key follows the series, not the tooling.
+# No kernel is built.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -34,9 +36,9 @@ git -C "$clone" config user.email "series-tester@example.org"
 sob='Signed-off-by: Series Tester <series-tester@example.org>'
 
 out=$work/out
-expect_rc "export.sh writes the series from the fresh clone" 0 \
-	"$work/export.log" "$clone/series/export.sh" "$out" --tree "$ksrc" ||
-	{ tests_done series; exit; }
+expect_rc "export.sh --maintainers writes the series from the fresh clone" 0 \
+	"$work/export.log" "$clone/series/export.sh" "$out" --tree "$ksrc" \
+	--maintainers || { tests_done series; exit; }
 mapfile -t patches < <(find "$out" -name '[0-9][0-9][0-9][0-9]-*.patch' \
 		       ! -name '0000-*' | sort)
 n=${#patches[@]}
@@ -221,6 +223,60 @@ for p in "${patches[@]}"; do
 			"missing: ${lack:-nothing expected}" "$got"
 	fi
 done
+
+# --maintainers: each patch goes to its maintainers and to netdev (whose
+# patchwork must see the whole series), the cover letter to everyone.
+unaddressed=$(for p in "$cover" "${patches[@]}"; do
+	head=$(sed '/^$/q' "$p")
+	grep -q '^To: ' <<<"$head" && grep -q 'netdev@vger\.kernel\.org' <<<"$head" ||
+		echo "${p##*/}"
+done)
+if [ -z "$unaddressed" ]; then
+	ok "every patch and the cover letter have To:, netdev among the addresses"
+else
+	not_ok "every patch and the cover letter have To:, netdev among the addresses" \
+		"$unaddressed"
+fi
+check "the cover letter goes to the page_pool and virtio maintainers" \
+	grep -qE '(Jesper Dangaard Brouer <hawk|"Michael S. Tsirkin" <mst)@' "$cover"
+
+# NIPA's patch checks (series/nipa.py) on each patch in the tree as git
+# am left it: one line per patch and check, a finding passing only when
+# the patch's notes quote it. First, that its rules catch what NIPA's do.
+rules=$(python3 - "$clone/series" "$work/nomail" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import nipa
+with open(sys.argv[2], 'w', encoding='utf-8') as f:
+    f.write('From: Series Tester <series-tester@example.org>\n\nbody\n')
+print(bool(nipa.makefile_errors('TEST_FILES := a.py b.py\n')),
+      nipa.makefile_errors('TEST_FILES := \\\n\ta.py \\\n\tb.py \\\n'
+                           '# end of TEST_FILES\n'),
+      bool(nipa.makefile_errors('TEST_PROGS := \\\n\tb.sh \\\n\ta.sh \\\n'
+                                '# end of TEST_PROGS\n')),
+      nipa.cc_maintainers(sys.argv[2], 'A <a@example.org> (maintainer:X)\n'
+                          'netdev@vger.kernel.org (open list:X)\n').level)
+PY
+)
+check "nipa.py's rules: two values on a line, unsorted items are bad formats, netdev's is good; maintainers not in To:/Cc: fail" \
+	test "$rules" = "True [] True fail"
+if ensure_ruff; then
+	echo "# $(ruff --version), $(pylint --version | head -n 1), shellcheck $(shellcheck --version | sed -n 's/^version: //p')"
+	start=$(date +%s)
+	python3 "$clone/series/nipa.py" "$linux" "$out" >"$work/nipa.log" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		'ok - '*) ok "nipa: ${line#ok - }" ;;
+		'not ok - '*) not_ok "nipa: ${line#not ok - }" ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$work/nipa.log"
+	echo "# nipa.py took $(($(date +%s) - start)) s"
+	check "nipa.py exits 0 (it exited $rc)" test "$rc" -eq 0
+else
+	not_ok "ruff is available for NIPA's checks" "see $OUT/ruff-download.log"
+fi
 
 # Every step builds what needs no kernel: ringtest's ptr_ring (from the
 # patch that fixes it on), the ptr_ring selftest, the Python helper and
