@@ -4,13 +4,15 @@
 # tree: OUTDIR/0000-cover-letter.patch, 0001-....patch, ...
 #
 # usage: series/export.sh OUTDIR [--tree DIR] [--results JOB]... [--git DIR]
-#                         [--maintainers]
+#                         [--before JOB] [--maintainers]
 #   --tree DIR      the pristine tree (default: the newest Debian
 #                   linux-source the runner unpacked, as
 #                   'vmtest/vmtest.sh -t current --stop-after fetch' says)
 #   --results JOB   a vmtest.sh job directory (e.g. CACHE/jobs/current),
 #                   whose figures fill the cover letter's results table
 #                   (series/results.py; repeat for one column per run)
+#   --before JOB    with --results: a first column, upstream's own module
+#                   measured in the job series/measure.sh ran
 #   --git DIR       keep the repository the patches come from in DIR (a
 #                   bare one: a base commit of the tree's files that the
 #                   series touches, then one commit per patch on branch
@@ -32,16 +34,17 @@ repo=$(dirname "$series")
 
 usage()
 {
-	sed -n '3,26p' "$self" | cut -c3- >&2
+	sed -n '3,28p' "$self" | cut -c3- >&2
 	exit 2
 }
 
-out='' tree='' keep='' address=0
+out='' tree='' keep='' address=0 before=''
 results=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:?}; shift 2 ;;
 	--results) results+=("${2:?}"); shift 2 ;;
+	--before) before=${2:?}; shift 2 ;;
 	--git) keep=${2:?}; shift 2 ;;
 	--maintainers) address=1; shift ;;
 	-h | --help) usage ;;
@@ -53,7 +56,11 @@ done
 # The table first: a job that cannot give one stops the export early.
 table='(no run given: export with --results JOB to fill this table)'
 if [ ${#results[@]} -gt 0 ]; then
-	table=$(python3 "$series/results.py" "${results[@]}")
+	table=$(python3 "$series/results.py" ${before:+--before "$before"} \
+		"${results[@]}")
+elif [ -n "$before" ]; then
+	echo "export.sh: --before needs --results" >&2
+	exit 2
 fi
 
 if [ -z "$tree" ]; then

@@ -94,12 +94,13 @@ job()
 }
 job current fail tcg 7.2.13 '# ok 1 for_loop # perf=5.240ns' \
 	'# ok 2 lock # SKIP no lock' '# not ok 3 cross_cpu_return'
-job distro pass icount 6.12.57+deb13-amd64 '# ok 1 for_loop # perf=12.000instructions' \
+job distro pass icount 6.12.57+deb13-amd64 '# # environment: counter:tsc preempt:lazy' \
+	'# # environment: mode:deterministic' '# ok 1 for_loop # perf=12.000instructions' \
 	'# ok 2 lock # perf=50.000instructions' '# ok 3 cross_cpu_return # perf=99.000instructions'
 expect_rc "export.sh --results: two runner jobs" 0 "$work/results.log" \
 	"$clone/series/export.sh" "$work/res" --tree "$ksrc" \
 	--results "$work/jobs/current" --results "$work/jobs/distro"
-table=$(sed -n '/^Results:/,/^Reproduce/p' "$work/res/0000-cover-letter.patch")
+table=$(sed -n '/^Results/,/^Reproduce/p' "$work/res/0000-cover-letter.patch")
 want=$(cat <<'TABLE'
   current: Linux 7.2.13, 3 vCPUs, run: fail
     QEMU TCG emulation: emulated time, not hardware figures
@@ -117,6 +118,49 @@ if [[ $table == *"$want"* ]]; then
 	ok "the table: a run's kernel and mode, a row per subtest, its figure per run"
 else
 	not_ok "the table: a run's kernel and mode, a row per subtest, its figure per run" \
+		"$table"
+fi
+# --before: upstream's module in a deterministic boot, its Type: lines
+# on the console; the figure is tsc_interval over the invoke count.
+up=$work/jobs/upstream
+mkdir -p "$up"
+echo "target=current result=pass rc=0 seconds=60 accel=icount job=$up" >"$up/result"
+printf '%s\n' "vmtest-guest: 7.2.13, 3 CPUs, running $up/job.sh" \
+	'[   20.5] Type:for_loop Per elem: 12 cycles(tsc) 12.345 ns (step:0) - (measurement period time:1.234500000 sec time_interval:1234500000) - (invoke count:100000000 tsc_interval:1234567890)' \
+	'[   30.5] Type:lock Per elem: 49 cycles(tsc) 49.990 ns (step:0) - (measurement period time:0.499900000 sec time_interval:499900000) - (invoke count:10000000 tsc_interval:499912345)' \
+	>"$up/console.log"
+expect_rc "export.sh --before JOB --results JOB: upstream's column first" 0 \
+	"$work/results.log" "$clone/series/export.sh" "$work/res3" --tree "$ksrc" \
+	--before "$up" --results "$work/jobs/distro"
+table=$(sed -n '/^Results/,/^Reproduce/p' "$work/res3/0000-cover-letter.patch")
+want=$(cat <<'TABLE'
+  upstream: Linux 7.2.13, 3 vCPUs, run: pass
+    QEMU TCG -icount: instructions, deterministic, not time
+  distro: Linux 6.12.57+deb13-amd64, 3 vCPUs, run: pass
+    QEMU TCG -icount: instructions, deterministic, not time
+
+  test                          upstream              distro
+  net/bench for_loop          12.346insn  12.000instructions
+  net/bench lock              49.991insn  50.000instructions
+  net/bench cross_cpu_return           -  99.000instructions
+  ptr_ring single                      -            42.500ns
+
+Units: insn, instructions per element (net/bench) or item (ptr_ring)
+under QEMU -icount, whose TSC counts instructions; ns, nanoseconds.
+
+Environment of upstream:
+  Linux 7.2.13's own bench_page_pool.ko, loaded once with its defaults
+
+Environment of distro (its "# environment:" lines, the module's "run env"
+first):
+  counter:tsc preempt:lazy
+  mode:deterministic
+TABLE
+)
+if [[ $table == *"$want"* ]]; then
+	ok "the table: upstream's figures per element from its Type: lines, each run's environment"
+else
+	not_ok "the table: upstream's figures per element from its Type: lines, each run's environment" \
 		"$table"
 fi
 rm "$work/jobs/distro/result"
