@@ -125,7 +125,8 @@ class History:
                           'shallow clone?)' % step)
 
     def state(self, patch, path):
-        """path as the newest of patch's Steps that changed it left it."""
+        """path as the newest of patch's Steps that changed it left it:
+        (content, mode, that commit)."""
         for step in reversed(patch.steps):
             sha = self.commit(step)
             if sha is None:
@@ -135,7 +136,7 @@ class History:
             if changed == 1:
                 mode = project_git('ls-tree', sha, '--', path).split()[0]
                 return project_git('show', '%s:%s' % (sha, path)), \
-                    mode.decode()
+                    mode.decode(), sha
         sys.exit('series: %s carries %s before its last patch, but none of '
                  'its Steps changed it' % (patch.name, path))
 
@@ -278,6 +279,7 @@ def build(gitdir, ksrc, base_name):
     base = head
     history = History()
     last = last_carrier(series)
+    since = {}      # path: the commit its state in the series came from
     for i, patch in enumerate(series):
         for path, arg in patch.files:
             if arg is not None:
@@ -287,7 +289,17 @@ def build(gitdir, ksrc, base_name):
             elif last[path] == i:
                 data, mode = project_file(path)
             else:
-                data, mode = history.state(patch, path)
+                data, mode, sha = history.state(patch, path)
+                # A Step from a branch that forked before an earlier
+                # patch's would undo that patch's change to the file
+                if path in since and run(['git', '-C', REPO, 'merge-base',
+                                          '--is-ancestor', since[path], sha],
+                                         check=False).returncode:
+                    sys.exit('series: %s takes %s from %s, which does not '
+                             'descend from %s, its state in an earlier '
+                             'patch' % (patch.name, path, sha[:12],
+                                        since[path][:12]))
+                since[path] = sha
             blob = git('hash-object', '-w', '--stdin', data=data)
             git('update-index', '--add', '--cacheinfo',
                 '%s,%s,%s' % (mode, blob.decode().strip(), path))
