@@ -43,7 +43,7 @@ UPSTREAM = re.compile(
     r'\(invoke count:(\d+) tsc_interval:(\d+)\)')
 UNITS = ('Units: insn, instructions per element (net/bench) or item (ptr_ring)'
          '\nunder QEMU -icount, whose TSC counts instructions; ns, '
-         'nanoseconds.')
+         'nanoseconds (QEMU\'s\nvirtual time under -icount).')
 
 
 def fail(msg):

@@ -146,7 +146,8 @@ want=$(cat <<'TABLE'
   ptr_ring single                      -            42.500ns
 
 Units: insn, instructions per element (net/bench) or item (ptr_ring)
-under QEMU -icount, whose TSC counts instructions; ns, nanoseconds.
+under QEMU -icount, whose TSC counts instructions; ns, nanoseconds (QEMU's
+virtual time under -icount).
 
 Environment of upstream:
   Linux 7.2.13's own bench_page_pool.ko, loaded once with its defaults
