@@ -4,16 +4,23 @@
 # tree: OUTDIR/0000-cover-letter.patch, 0001-....patch, ...
 #
 # usage: series/export.sh OUTDIR [--tree DIR] [--results JOB]... [--git DIR]
+#                         [--before JOB] [--maintainers]
 #   --tree DIR      the pristine tree (default: the newest Debian
 #                   linux-source the runner unpacked, as
 #                   'vmtest/vmtest.sh -t current --stop-after fetch' says)
 #   --results JOB   a vmtest.sh job directory (e.g. CACHE/jobs/current),
 #                   whose figures fill the cover letter's results table
 #                   (series/results.py; repeat for one column per run)
+#   --before JOB    with --results: a first column, upstream's own module
+#                   measured in the job series/measure.sh ran
 #   --git DIR       keep the repository the patches come from in DIR (a
 #                   bare one: a base commit of the tree's files that the
 #                   series touches, then one commit per patch on branch
 #                   'series')
+#   --maintainers   address each patch (To:, Cc:) to what get_maintainer.pl
+#                   names for it, and the cover letter to all of them, as
+#                   NIPA's cc_maintainers expects (series/recipients.py):
+#                   then 'git send-email OUTDIR/*.patch' sends the series
 #
 # The patches are signed off by your git identity (git var
 # GIT_COMMITTER_IDENT, as 'git format-patch -s' would). The tree is only
@@ -27,17 +34,19 @@ repo=$(dirname "$series")
 
 usage()
 {
-	sed -n '3,21p' "$self" | cut -c3- >&2
+	sed -n '3,28p' "$self" | cut -c3- >&2
 	exit 2
 }
 
-out='' tree='' keep=''
+out='' tree='' keep='' address=0 before=''
 results=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:?}; shift 2 ;;
 	--results) results+=("${2:?}"); shift 2 ;;
+	--before) before=${2:?}; shift 2 ;;
 	--git) keep=${2:?}; shift 2 ;;
+	--maintainers) address=1; shift ;;
 	-h | --help) usage ;;
 	-*) echo "export.sh: unknown option $1" >&2; usage ;;
 	*) [ -z "$out" ] || usage; out=$1; shift ;;
@@ -47,7 +56,11 @@ done
 # The table first: a job that cannot give one stops the export early.
 table='(no run given: export with --results JOB to fill this table)'
 if [ ${#results[@]} -gt 0 ]; then
-	table=$(python3 "$series/results.py" "${results[@]}")
+	table=$(python3 "$series/results.py" ${before:+--before "$before"} \
+		"${results[@]}")
+elif [ -n "$before" ]; then
+	echo "export.sh: --before needs --results" >&2
+	exit 2
 fi
 
 if [ -z "$tree" ]; then
@@ -120,4 +133,5 @@ for old, new in (('*** SUBJECT HERE ***', subject),
 with open(cover, 'w', encoding='utf-8') as f:
     f.write(text)
 EOF
+[ "$address" -eq 0 ] || python3 "$series/recipients.py" "$gitdir" "$tree" "$out"
 ls "$out"/[0-9][0-9][0-9][0-9]-*.patch

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The cover letter's results table, from vmtest.sh job directories.
 
-usage: series/results.py JOB...
+usage: series/results.py [--before JOB] JOB...
 
 A JOB is the directory a run of vmtest/vmtest.sh printed ("results in
 ..."; CACHE/jobs/TARGET is the newest of a target): its result file says
@@ -12,7 +12,15 @@ run (target, kernel, what the figures are) and a table with a row per
 subtest and a column per run: the "# perf=" figure, or what the test
 did instead (fail, skip). The figures' mode comes from the run, never
 from the reader: QEMU TCG emulation, a KVM guest, or QEMU -icount
-instruction counts.
+instruction counts. After the table, each run's environment: the
+"# environment:" lines its KTAP has (the module's "run env" line, the
+boot command line, the CPU vulnerabilities, the mode).
+
+--before JOB adds a first column, "upstream": a vmtest.sh job whose
+command loaded the base tree's own bench_page_pool.ko (series/measure.sh
+does it) and printed its "Type:" lines; the figure of each is its
+tsc_interval (-icount: instructions) or time_interval (ns) over its
+invoke count, the mean per element as our module reports it.
 """
 
 import glob
@@ -28,15 +36,22 @@ MODES = {
 TARGET = re.compile(r'^# selftests: (\S+): ')
 CASE = re.compile(r'^# (not )?ok \d+ (\S+)(?: # (.*))?$')
 GUEST = re.compile(r'^vmtest-guest: (\S+), (\d+) CPUs, running ')
+ENV = re.compile(r'^#(?: #)? environment: (.*)$')
+UPSTREAM = re.compile(
+    r'Type:(\S+) Per elem: \d+ cycles\(tsc\) \S+ ns \(step:\d+\) - '
+    r'\(measurement period time:\S+ sec time_interval:(\d+)\) - '
+    r'\(invoke count:(\d+) tsc_interval:(\d+)\)')
+UNITS = ('Units: insn, instructions per element (net/bench) or item (ptr_ring)'
+         '\nunder QEMU -icount, whose TSC counts instructions; ns, '
+         'nanoseconds (QEMU\'s\nvirtual time under -icount).')
 
 
 def fail(msg):
     sys.exit('results.py: ' + msg)
 
 
-def read_job(job):
-    """(label, kernel, cpus, mode, {(target, case): cell}...) per KTAP
-    file of the job."""
+def read_head(job):
+    """The job's result (as a dict), mode, kernel and vCPUs."""
     try:
         with open(os.path.join(job, 'result'), encoding='utf-8') as f:
             result = dict(w.split('=', 1) for w in f.read().split()
@@ -54,6 +69,35 @@ def read_job(job):
             if m:
                 kernel, cpus = m.groups()
                 break
+    return result, mode, kernel, cpus
+
+
+def read_before(job):
+    """The upstream column: (label, kernel, cpus, mode, verdict, cells,
+    environment lines) from the Type: lines upstream's module printed."""
+    result, mode, kernel, cpus = read_head(job)
+    icount = result.get('accel') == 'icount'
+    cells = {}
+    with open(os.path.join(job, 'console.log'), encoding='utf-8',
+              errors='replace') as f:
+        for line in f:
+            m = UPSTREAM.search(line)
+            if m:
+                name, time, cnt, tsc = m.groups()
+                cells[('net/bench', name)] = '%.3f%s' % (
+                    int(tsc if icount else time) / int(cnt),
+                    'insn' if icount else 'ns')
+    if not cells:
+        fail("%s: no Type: line of upstream's module in console.log" % job)
+    return ('upstream', kernel, cpus, mode, result.get('result', '?'), cells,
+            ["Linux %s's own bench_page_pool.ko, loaded once with its "
+             "defaults" % kernel])
+
+
+def read_job(job):
+    """(label, kernel, cpus, mode, verdict, {(target, case): cell},
+    environment lines) per KTAP file of the job."""
+    result, mode, kernel, cpus = read_head(job)
     taps = sorted(glob.glob(os.path.join(job, 'ktap', '*.tap')))
     if not taps:
         fail('%s: no ktap/*.tap (the guest ran no selftests)' % job)
@@ -62,10 +106,14 @@ def read_job(job):
         label = result.get('target', '?')
         if len(taps) > 1:
             label += '/' + os.path.basename(tap)[:-len('.tap')]
-        cells, target = {}, None
+        cells, target, env = {}, None, []
         with open(tap, encoding='utf-8', errors='replace') as f:
             for line in f:
                 line = line.rstrip('\r\n')
+                m = ENV.match(line)
+                if m:
+                    env.append(m.group(1))
+                    continue
                 m = TARGET.match(line)
                 if m:
                     target = m.group(1)
@@ -84,20 +132,22 @@ def read_job(job):
                     cell = 'pass'
                 cells[(target, m.group(2))] = cell
         runs.append((label, kernel, cpus, mode, result.get('result', '?'),
-                     cells))
+                     cells, env))
     return runs
 
 
-def table(jobs):
-    runs = [run for job in jobs for run in read_job(job)]
+def table(jobs, before=None):
+    runs = [read_before(before)] if before else []
+    runs += [run for job in jobs for run in read_job(job)]
     out = ['One vmtest/vmtest.sh run per column; figures per element'
            ' (net/bench)', 'or item (ptr_ring):']
-    for label, kernel, cpus, mode, verdict, _ in runs:
+    for label, kernel, cpus, mode, verdict, *_ in runs:
         out.append('  %s: Linux %s, %s vCPUs, run: %s' %
                    (label, kernel, cpus, verdict))
         out.append('    %s' % mode)
     rows = []
-    for *_, cells in runs:
+    # Rows in the order our module runs them; upstream's are among them
+    for *_, cells, _ in (runs[1:] + runs[:1]) if before else runs:
         rows += [k for k in cells if k not in rows]
     if not rows:
         fail('no subtest results in %s' % ' '.join(jobs))
@@ -110,14 +160,23 @@ def table(jobs):
     for name, k in zip(names, rows):
         out.append('  %-*s  %s' % (width, name, '  '.join(
             '%*s' % (w, r[5].get(k, '-')) for w, r in zip(cols, runs))))
+    out += ['', UNITS]
+    for label, *_, env in runs:
+        out += ['', 'Environment of %s (its "# environment:" lines, the '
+                'module\'s "run env"\nfirst):' % label if env and
+                label != 'upstream' else 'Environment of %s:' % label]
+        out += ['  ' + e for e in env] or ['  (none on record)']
     return '\n'.join(out)
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1].startswith('-'):
+    args, before = sys.argv[1:], None
+    if args[:1] == ['--before'] and len(args) > 1:
+        before, args = os.path.abspath(args[1]), args[2:]
+    if not args or args[0].startswith('-'):
         print(__doc__.split('\n\n')[1], file=sys.stderr)
         sys.exit(2)
-    print(table([os.path.abspath(j) for j in sys.argv[1:]]))
+    print(table([os.path.abspath(j) for j in args], before))
 
 
 if __name__ == '__main__':

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Export the series with the cover letter's results measured: two
+# deterministic boots (vmtest.sh -D: QEMU -icount, instruction counts that
+# repeat from boot to boot) of the same built 7.x kernel, one loading the
+# base tree's own bench_page_pool.ko (upstream's, built here against that
+# kernel) and printing its "Type:" lines, one running the series'
+# selftests; then export.sh --before JOB --results JOB.
+#
+# usage: series/measure.sh OUTDIR [--kdir DIR] [--tree DIR] [EXPORT-OPTION...]
+#   --kdir DIR  the built kernel to boot (default: the runner's build of
+#               the current target, 'vmtest.sh -t current --stop-after
+#               build', which builds it when it is missing)
+#   --tree DIR  the pristine tree the series applies to (default: the
+#               runner's newest source); upstream's module is its
+#               tools/testing/selftests/net/bench/page_pool
+#   other options go to export.sh (--maintainers, --git DIR)
+#
+# Upstream's module is built in VMTEST_CACHE/upstream-bench, which the
+# guest can read (it replaces /tmp with its own).
+
+set -eu
+self=$(realpath "$0")
+series=$(dirname "$self")
+vmtest=$(dirname "$series")/vmtest/vmtest.sh
+export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
+
+usage()
+{
+	sed -n '3,20p' "$self" | cut -c3- >&2
+	exit 2
+}
+
+die()
+{
+	echo "measure.sh: $*" >&2
+	exit 1
+}
+
+out='' kdir='' tree=''
+opts=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kdir) kdir=${2:?}; shift 2 ;;
+	--tree) tree=${2:?}; shift 2 ;;
+	--git) opts+=("$1" "${2:?}"); shift 2 ;;
+	--maintainers) opts+=("$1"); shift ;;
+	-h | --help) usage ;;
+	-*) echo "measure.sh: unknown option $1" >&2; usage ;;
+	*) [ -z "$out" ] || usage; out=$1; shift ;;
+	esac
+done
+[ -n "$out" ] || usage
+
+# record PHASE KEY: KEY's value in the runner's record of the current
+# target after PHASE (src= after fetch, kdir= after build).
+record()
+{
+	"$vmtest" -t current --stop-after "$1" |
+		sed -n "s/^current .*\\b$2=\\([^ ]*\\).*/\\1/p"
+}
+[ -n "$tree" ] || tree=$(record fetch src)
+[ -n "$kdir" ] || kdir=$(record build kdir)
+[ -f "$tree/tools/testing/selftests/net/bench/page_pool/Makefile" ] ||
+	die "$tree has no tools/testing/selftests/net/bench/page_pool"
+[ -f "$kdir/Module.symvers" ] || die "$kdir is no built kernel"
+tree=$(realpath "$tree")
+kdir=$(realpath "$kdir")
+
+# boot LOG VMTEST-ARGS...: a deterministic boot of kdir; prints its job.
+boot()
+{
+	local log=$1
+
+	shift
+	"$vmtest" -t current -D --kdir "$kdir" "$@" >"$log" 2>&1 ||
+		die "the boot failed, see $log"
+	sed -n 's/^vmtest: current: results in //p' "$log" | tail -n 1
+}
+
+# Upstream's module, with its own Makefile, against the kernel booted.
+up=$VMTEST_CACHE/upstream-bench/$(basename "$kdir")
+rm -rf "$up" && mkdir -p "$up"
+cp -r "$tree/tools/testing/selftests/net/bench/page_pool" "$up/"
+make -C "$up/page_pool" KDIR="$kdir" >"$up/build.log" 2>&1 ||
+	die "upstream's module does not build, see $up/build.log"
+ko=$up/page_pool/bench_page_pool.ko
+
+# Upstream's script reads 'dmesg | tail'; its Type: lines are the figures.
+before=$(boot "$up/boot.log" -- bash -c "insmod '$ko' && dmesg | grep 'Type:'")
+[ -n "$before" ] || die "no job in $up/boot.log"
+after=$(boot "$up/series-boot.log")
+[ -n "$after" ] || die "no job in $up/series-boot.log"
+echo "measure.sh: upstream's module in $before, the series in $after" >&2
+
+"$series/export.sh" "$out" --tree "$tree" --before "$before" \
+	--results "$after" "${opts[@]}"

@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""netdev's patch checks (NIPA's tests/patch and tests/series), run locally.
+
+usage: series/nipa.py TREE PATCHDIR
+
+PATCHDIR holds what export.sh wrote (0000-cover-letter.patch, 0001-...);
+TREE is a git work tree of the pristine kernel with those patches applied
+by 'git am', one commit each, HEAD at the last: the tree NIPA tests in.
+The same rules as NIPA's checks, per patch, with the tree at that patch:
+  check_selftest  new net selftest files named in their directory's
+                  Makefile (.sh, .py, .c) and .gitignore (.c); touched
+                  Makefiles, config and .gitignore files in NIPA's format
+  pylint, ruff    on the .py files the patch adds or modifies: more
+                  errors than before the patch fail; pylint's warnings
+                  and conventions (W, C) warn
+  shellcheck      -x -e SC2317 -e SC2329 in the script's directory on
+                  the .sh files: more errors fail, more warnings warn,
+                  and a new or compliant script must have no finding
+  cc_maintainers  get_maintainer.pl's addresses in To:, Cc: or From:
+and for the series, on the last commit: series_format (a cover letter,
+at most 15 patches, the tree named in the subject; here also every
+subject numbered in order with the cover letter's prefix) and
+maintainers (a new file outside Documentation/ and tools/testing/ has a
+MAINTAINERS entry of fewer than 75 files).
+Prints "ok - PATCH CHECK: what it found" per check, or "not ok - ..."
+for a warning or failure that the patch's notes below the '---' do not
+quote (a series finding: the notes of the patch that adds the file, or
+the cover letter). Exit 1 when one is not ok. Not reproduced: git
+history (the tree has none, so no git fallback or Fixes: blame in
+get_maintainer.pl), NIPA's mailmap aliasing and staleness database.
+"""
+
+import collections
+import email
+import email.utils
+import fnmatch
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+PASS, WARN, FAIL = 'pass', 'warn', 'fail'
+MAX_PATCHES = 15
+# cc_maintainers does not expect these (NIPA's ignore_emails)
+IGNORED = {'linux-kernel@vger.kernel.org', 'davem@davemloft.net'}
+SC_FLAGS = ['-x', '-e', 'SC2317', '-e', 'SC2329']
+EMAIL = re.compile(r'([^ <"]*@[^ >"]*)')
+Result = collections.namedtuple('Result', 'check level desc detail',
+                                defaults=[''])
+
+
+def sh(tree, *args, ok=None, text=True):
+    """ARGS run in TREE; OK: the exit codes that are no error."""
+    p = subprocess.run(args, cwd=tree, capture_output=True, text=text,
+                       check=False)
+    if ok is not None and p.returncode not in ok:
+        sys.exit('nipa.py: %s: exit %d: %s' % (' '.join(args), p.returncode,
+                                               str(p.stderr).strip()))
+    return p
+
+
+def changed(tree, rev, filt, suffix):
+    out = sh(tree, 'git', 'show', '--diff-filter=' + filt, '--pretty=',
+             '--name-only', rev, ok=[0]).stdout.split()
+    return [f for f in out if f.endswith(suffix)]
+
+
+# -- check_selftest ---------------------------------------------------
+
+def selftest_files(text):
+    """(new, modified) net selftest files of a patch, as NIPA picks them."""
+    new, mod = set(), set()
+    lines = text.split('\n')
+    for line, nxt in zip(lines, lines[1:]):
+        if not nxt.startswith('+++ b/') or \
+           'tools/testing/selftests/' not in nxt or '/net/' not in nxt:
+            continue
+        (new if line == '--- /dev/null' else mod).add(nxt[len('+++ b/'):])
+    return sorted(new), sorted(mod - new)
+
+
+def config_errors(text):
+    """Keys out of order, '_' ignored (validate_config_format.py)."""
+    keys = [ln.split('=')[0].strip().replace('_', '') for ln in
+            text.split('\n') if '=' in ln and not ln.strip().startswith('#')]
+    return ['%s before %s' % (b, a) for a, b in zip(keys, keys[1:]) if b < a]
+
+
+def makefile_blocks(text):
+    """{VAR: [(line number, line)]}: the multi-line assignments NIPA
+    checks (not $-valued, FLAGS, LIBS or names under three letters)."""
+    blocks, var = collections.defaultdict(list), None
+    for n, line in enumerate(text.split('\n'), 1):
+        m = re.match(r'^([A-Z_][A-Z0-9_]*)\s*(:?=|\+=)(.*)$', line)
+        if m:
+            var, entry = m.group(1), m.group(3).strip()
+            if entry.startswith('$') or len(var) < 3 or 'FLAGS' in var \
+               or 'LIBS' in var:
+                var = None
+            elif entry != '\\':
+                blocks[var].append((n, '\t' + entry))
+        elif var:
+            blocks[var].append((n, line))
+        if var and not line.endswith('\\'):
+            var = None
+    return blocks
+
+
+def makefile_errors(text):
+    """validate_makefile_format.py's rules: one item per tab-indented
+    line, sorted (fewer '/' first), a closing '# ... VAR' comment line,
+    one block per variable."""
+    errors = []
+    for var, block in makefile_blocks(text).items():
+        nums = [n for n, _ in block]
+        lines = [ln for _, ln in block]
+        items = lines[:-1] if lines[-1].strip().startswith('#') else lines
+        names = []
+        for n, line in zip(nums, items):
+            item = line[1:]
+            if item.endswith(' \\'):
+                item = item[:-2].strip()
+            if not line.startswith('\t'):
+                errors.append('%s line %d: not indented by a tab' % (var, n))
+            if ' ' in item and '$' not in item:
+                errors.append('%s line %d: several values: %s' % (var, n, item))
+            names.append(item)
+        if len(lines) > 1:
+            last = lines[-1].strip()
+            if not last.startswith('#'):
+                errors.append('%s: no closing comment' % var)
+            elif len(last) > 5 and var not in last:
+                errors.append('%s: closing comment without its name' % var)
+        names = [i for i in names if not i.startswith('$')]
+        for a, b in zip(names, names[1:]):
+            if a >= b and (a.count('/'), a.lower()) > (b.count('/'), b.lower()):
+                errors.append('%s: %s after %s' % (var, b, a))
+        if any(b != a + 1 for a, b in zip(nums, nums[1:])):
+            errors.append('%s: assigned in several blocks' % var)
+    return errors
+
+
+def check_selftest(tree, text):
+    new, mod = selftest_files(text)
+    if not new and not mod:
+        return Result('check_selftest', PASS, 'No changes to selftests')
+    bad, notes = [], []
+    for path in new + mod:
+        if path.endswith(('/config', '/.gitignore', '/Makefile')):
+            with open(os.path.join(tree, path), encoding='utf-8') as f:
+                data = f.read()
+            errors = (makefile_errors if path.endswith('/Makefile')
+                      else config_errors)(data)
+            if errors:
+                bad.append('Bad format: ' + path)
+                notes += errors
+    for path in new:
+        stem = os.path.basename(path.split('.')[0])
+        looks = []
+        if path.endswith(('.sh', '.py')):
+            looks.append(('Makefile', os.path.basename(path), path))
+        elif path.endswith('.c') and not path.endswith('.bpf.c'):
+            looks += [('Makefile', stem, path), ('.gitignore', stem, stem)]
+        for where, needle, what in looks:
+            target = os.path.join(os.path.dirname(path), where)
+            if sh(tree, 'git', 'grep', '-q', needle, '--', target).returncode:
+                bad.append('%s not found in %s' % (what, where))
+    if bad:
+        return Result('check_selftest', FAIL, '; '.join(bad + notes))
+    return Result('check_selftest', PASS, 'New files %d, modified %d, '
+                  'in their Makefile and .gitignore, formats good' %
+                  (len(new), len(mod)))
+
+
+# -- pylint, ruff, shellcheck: findings before and after the patch -----
+
+CACHE = {}
+
+
+def cached(tree, tool, path, run):
+    """RUN(PATH) once per content of PATH's directory's files with PATH's
+    suffix (pylint follows a script's imports of its neighbours)."""
+    ext = os.path.splitext(path)[1]
+    listing = sh(tree, 'git', 'ls-tree', 'HEAD', os.path.dirname(path) + '/',
+                 ok=[0]).stdout
+    key = (tool, path) + tuple(ln for ln in listing.splitlines()
+                               if ln.endswith(ext))
+    if key not in CACHE:
+        CACHE[key] = run(path)
+    return CACHE[key]
+
+
+def before_after(tree, suffix, tool, run):
+    """RUN(path) on the files with SUFFIX the patch modifies, at its
+    parent, then on those it adds or modifies, at the patch."""
+    old = changed(tree, 'HEAD', 'M', suffix)
+    now = changed(tree, 'HEAD', 'AM', suffix)
+    if not now:
+        return None
+    sh(tree, 'git', 'checkout', '-q', 'HEAD~', ok=[0])
+    try:
+        before = {f: cached(tree, tool, f, run) for f in old}
+    finally:
+        sh(tree, 'git', 'checkout', '-q', '-', ok=[0])
+    return before, {f: cached(tree, tool, f, run) for f in now}
+
+
+def pylint(tree):
+    def run(path):
+        return sh(tree, 'pylint', path).stdout
+
+    res = before_after(tree, '.py', 'pylint', run)
+    if res is None:
+        return Result('pylint', PASS, 'No python scripts touched, skip')
+
+    def count(outs, pat):
+        return sum(len(re.findall(pat, o, re.I | re.M)) for o in outs.values())
+    e0, e1 = (count(r, r': E\d{4}: ') for r in res)
+    w0, w1 = (count(r, r': [WC]\d{4}: ') for r in res)
+    desc = 'Errors before: %d (+warn: %d) this patch: %d (+warn: %d)' % (
+        e0, w0, e1, w1)
+    level = FAIL if e1 > e0 else WARN if w1 > w0 else PASS
+    return Result('pylint', level, desc)
+
+
+def ruff(tree):
+    def run(path):
+        return sh(tree, 'ruff', 'check', '--no-cache', '--output-format',
+                  'pylint', path).stdout
+
+    res = before_after(tree, '.py', 'ruff', run)
+    if res is None:
+        return Result('ruff', PASS, 'No python scripts touched, skip')
+    n0, n1 = (sum(len(o.splitlines()) for o in r.values()) for r in res)
+    return Result('ruff', FAIL if n1 > n0 else PASS,
+                  'Errors before: %d ; this patch: %d' % (n0, n1))
+
+
+def shellcheck(tree):
+    def run(path):
+        return sh(os.path.join(tree, os.path.dirname(path)), 'shellcheck',
+                  *SC_FLAGS, os.path.basename(path)).stdout
+
+    res = before_after(tree, '.sh', 'shellcheck', run)
+    if res is None:
+        return Result('shellcheck', PASS, 'No shell scripts touched, skip')
+    before, after = res
+    e0, e1 = (sum(o.count(' (error):') for o in r.values()) for r in res)
+    w0, w1 = (sum(o.count(' (warning):') for o in r.values()) for r in res)
+    # A new script, or one that was compliant, must stay so entirely
+    for f, out in after.items():
+        if out and not before.get(f):
+            e1 += len(re.findall(r' \((warning|info|style)\):', out))
+    desc = 'Errors before: %d (+warn: %d) this patch: %d (+warn: %d)' % (
+        e0, w0, e1, w1)
+    return Result('shellcheck', FAIL if e1 > e0 else WARN if w1 > w0
+                  else PASS, desc)
+
+
+# -- cc_maintainers -----------------------------------------------------
+
+def get_maintainer(tree, commit, path):
+    """get_maintainer.pl's output for the patch at PATH, with MAINTAINERS
+    as COMMIT has it (NIPA runs it in the tree at that commit)."""
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(sh(tree, 'git', 'show', commit + ':MAINTAINERS', ok=[0],
+                   text=False).stdout)
+        f.flush()
+        return sh(tree, 'perl', 'scripts/get_maintainer.pl', '--mpath',
+                  f.name, '--no-git-fallback', '--', path, ok=[0]).stdout
+
+
+def cc_maintainers(path, gm_out):
+    with open(path, encoding='utf-8') as f:
+        msg = email.message_from_file(f)
+    addrs = []
+    for h in ('to', 'cc', 'from', 'sender'):
+        addrs += msg.get_all(h, [])
+    included = {a.lower() for _, a in email.utils.getaddresses(addrs)}
+    expected = set()
+    for line in gm_out.splitlines():
+        m = EMAIL.search(line)
+        if m:
+            expected.add(m.group(1).lower())
+    expected -= IGNORED
+    missing = sorted(expected - included)
+    found = expected & included
+    if missing:
+        return Result('cc_maintainers', WARN if len(found) > 1 else FAIL,
+                      '%d maintainers not CCed: %s' % (len(missing),
+                                                       ' '.join(missing)))
+    return Result('cc_maintainers', PASS, 'CCed %d of %d maintainers' %
+                  (len(found), len(expected)))
+
+
+# -- the series ---------------------------------------------------------
+
+def subject(path):
+    with open(path, encoding='utf-8') as f:
+        return ' '.join(email.message_from_file(f).get('subject', '').split())
+
+
+def series_format(cover, patches):
+    n, bad = len(patches), []
+    if not cover and n >= 3:
+        bad.append((WARN, 'Series does not have a cover letter'))
+    if n > MAX_PATCHES:
+        bad.append((FAIL, 'Series longer than %d patches' % MAX_PATCHES))
+    head = subject(cover) if cover else subject(patches[0])
+    m = re.match(r'\[(.*?)\s*0*(\d+)/(\d+)\]', head)
+    if not m or not re.search(r'\bnet(-next)?\b', m.group(1)):
+        bad.append((WARN, 'Target tree name not specified in the subject'))
+    else:
+        pfx, width = m.group(1), len(m.group(3))
+        for i, p in enumerate(patches, 1):
+            want = '[%s %0*d/%d] ' % (pfx, width, i, n)
+            if not subject(p).startswith(want):
+                bad.append((FAIL, '%s: subject not "%s..."' %
+                            (os.path.basename(p), want)))
+    if not bad:
+        return Result('series_format', PASS,
+                      'Posting correctly formatted (%d patches)' % n)
+    level = FAIL if any(lv == FAIL for lv, _ in bad) else WARN
+    return Result('series_format', level, '; '.join(d for _, d in bad))
+
+
+def section_files(tree, section, enough=500):
+    """How many files the F: patterns of a MAINTAINERS section cover,
+    counted up to ENOUGH (NIPA fails a section of 500 or more)."""
+    total = 0
+    for line in section.split('\n'):
+        if not line.startswith('F:'):
+            continue
+        pat = line[2:].strip()
+        if pat.endswith('/'):
+            where, what = pat, '*'
+        elif '/' in pat:
+            where, what = os.path.dirname(pat), os.path.basename(pat)
+        else:
+            where, what = '.', pat
+        for _, _, names in os.walk(os.path.join(tree, where)):
+            total += len(fnmatch.filter(names, what))
+            if total >= enough:
+                return total
+    return total
+
+
+def maintainers_coverage(tree, patches):
+    """(Result, the patch that adds each uncovered file)."""
+    new = {}
+    for p in patches:
+        with open(p, encoding='utf-8') as f:
+            lines = f.read().split('\n')
+        for line, nxt in zip(lines, lines[1:]):
+            path = nxt[len('+++ b/'):]
+            if line == '--- /dev/null' and nxt.startswith('+++ b/') and \
+               not path.startswith(('Documentation/', 'tools/testing/')) and \
+               not path.endswith(('/Makefile', '/Kconfig')):
+                new[path] = p
+    level, uncovered, notes = PASS, [], []
+    for path in sorted(new):
+        out = sh(tree, 'perl', 'scripts/get_maintainer.pl', '--sections',
+                 path, ok=[0]).stdout
+        sections = [s for s in re.split(r'\n\s*\n', out) if 'F:' in s]
+        counts = [section_files(tree, s) for s in sections]
+        notes.append('%s: %s' % (path, ', '.join(
+            '%s %s files' % (s.split('\n')[0], '~%d' % c if c < 500 else '500+')
+            for s, c in zip(sections, counts))))
+        if not any(0 < c < 75 for c in counts):
+            level = max(level, FAIL if min(counts, default=999999) >= 500
+                        else WARN, key=[PASS, WARN, FAIL].index)
+            uncovered.append(path)
+    where = sorted(set(new[f] for f in uncovered))
+    if not new:
+        return Result('maintainers', PASS, 'No new files, skip'), where
+    desc = 'MAINTAINERS coverage looks sufficient'
+    if level != PASS:
+        desc = 'Expecting a new MAINTAINERS entry for ' + ' '.join(uncovered)
+    return Result('maintainers', level, desc, '; '.join(notes)), where
+
+
+# -- report -------------------------------------------------------------
+
+def notes_text(path):
+    """The text below the '---' up to the diff, whitespace squeezed."""
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    if os.path.basename(path).startswith('0000-'):
+        below = text.partition('\n\n')[2]
+    else:
+        below = text.partition('\n---\n')[2].partition('\ndiff --git ')[0]
+    return ' '.join(below.split())
+
+
+def explained(res, paths):
+    """The notes of one of PATHS quote every '; '-separated finding of
+    RES after "NIPA CHECK:": a count line as is, a list of addresses by
+    its count alone (an address in a patch can make get_maintainer.pl
+    name more people, through a MAINTAINERS keyword)."""
+    text = ' '.join(notes_text(p) for p in paths)
+    # (ruff's own counts line has ' ; ')
+    for finding in re.split(r'(?<! ); ', res.desc):
+        if res.check == 'cc_maintainers':
+            finding = finding.split(':')[0]
+        if 'NIPA %s: "%s' % (res.check, ' '.join(finding.split())) not in text:
+            return False
+    return True
+
+
+def report(name, res, paths):
+    if res.level == PASS:
+        print('ok - %s %s: %s' % (name, res.check, res.desc))
+        return True
+    if explained(res, paths):
+        print('ok - %s %s: %s: %s (explained in the notes)' % (
+            name, res.check, res.level, res.desc))
+        return True
+    print('not ok - %s %s: %s: %s' % (name, res.check, res.level, res.desc))
+    if res.detail:
+        print('# ' + res.detail)
+    return False
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__.split('\n\n')[1])
+    tree, pdir = (os.path.abspath(a) for a in sys.argv[1:])
+    files = sorted(glob.glob(os.path.join(pdir, '[0-9][0-9][0-9][0-9]-*.patch')))
+    cover = files[0] if files and '/0000-' in files[0] else None
+    patches = [f for f in files if f != cover]
+    commits = sh(tree, 'git', 'rev-list', '--reverse',
+                 'HEAD~%d..HEAD' % len(patches), ok=[0]).stdout.split()
+    head = sh(tree, 'git', 'rev-parse', '--abbrev-ref', 'HEAD',
+              ok=[0]).stdout.strip()
+    good = True
+    res = series_format(cover, patches)
+    good &= report('series', res, [cover] if cover else [])
+    res, where = maintainers_coverage(tree, patches)
+    good &= report('series', res, where + ([cover] if cover else []))
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        gm_outs = list(pool.map(lambda pc: get_maintainer(tree, pc[1], pc[0]),
+                                zip(patches, commits)))
+    try:
+        for path, commit, gm_out in zip(patches, commits, gm_outs):
+            sh(tree, 'git', 'checkout', '-q', commit, ok=[0])
+            name = os.path.basename(path)[:4]
+            title = sh(tree, 'git', 'log', '-1', '--format=%s', ok=[0])
+            if title.stdout.strip() not in subject(path):
+                sys.exit('nipa.py: %s is not %s' % (commit, path))
+            with open(path, encoding='utf-8') as f:
+                text = f.read()
+            for res in (check_selftest(tree, text), pylint(tree), ruff(tree),
+                        shellcheck(tree), cc_maintainers(path, gm_out)):
+                good &= report(name, res, [path])
+    finally:
+        sh(tree, 'git', 'checkout', '-q', head, ok=[0])
+    sys.exit(0 if good else 1)
+
+
+if __name__ == '__main__':
+    main()
