@@ -218,7 +218,7 @@ import sys
 
 FAST = ('no-softirq-page_pool01', 'tasklet_page_pool01_fast_path',
         'tasklet_page_pool04_napi_local')
-boots = [{t['name']: t for t in json.load(open(f))['tests']}
+boots = [{t['name']: t for t in json.load(open(f, encoding='utf-8'))['tests']}
          for f in sys.argv[1:]]
 bad = len(boots) < 2 or not boots[0]
 for name in boots[0]:
