@@ -190,7 +190,7 @@ figures()
 		judge "$mode" "$work" ok noise "a1 a2 a3" "b1 b2 b3"
 		return
 	fi
-	args+=("${DETERMINISTIC_RUN[@]}")
+	args+=("${DETERMINISTIC_RUN[@]}" -e REPS=5)
 	expect_rc "$mode: first boot" 0 "$OUT/figures-$mode-1.log" \
 		"$VMTEST" "${args[@]}" -- bash "$GUEST" "$work" a1 slow slowxfail
 	expect_rc "$mode: second boot" 0 "$OUT/figures-$mode-2.log" \
