@@ -135,7 +135,10 @@ boot()
 
 # nop_deltas MAIN... NOP: each test's mean in the one-nop kernel's run
 # (the last file) less its mean over the kernel's runs; exit 0 when
-# no-softirq-page_pool01's lies within 0.5 and 1.5 instructions.
+# no-softirq-page_pool01's lies within 0.5 and 1.5 instructions. Every
+# test that allocates runs the nop once an element (the baselines, which
+# allocate nothing, stay); the band is five times the spread of that
+# mean over six boots of the kernel (0.10), and excludes no nop and two.
 nop_deltas()
 {
 	python3 - "$FAST" "$@" <<'PY'
