@@ -197,3 +197,39 @@ ensure_ruff()
 	fi
 	"$rdir/bin/ruff" --version >/dev/null 2>&1 && PATH=$rdir/bin:$PATH
 }
+
+# A deterministic run of tests/figures/guest.sh (vmtest.sh options; the
+# group adds REPS): QEMU -icount, every test but cross-CPU
+# (single-threaded TCG says nothing about concurrency), fixed loops.
+# shellcheck disable=SC2034 # for the groups
+DETERMINISTIC_RUN=(-D -e FLAGS=0x17f -e "SIZE=-l 50000")
+
+# same_counts JSON...: deterministic runs of the driver, one file a boot,
+# give each fast path the same mean instructions per element (the mean
+# bench_compare.py takes) within one instruction, the issue's bound for
+# repeatability. The other tests' means are reported, not asserted: the
+# page allocator's state moves the slow paths' batched work. One line a
+# test, with its mean and repetitions in every boot.
+same_counts()
+{
+	python3 - "$@" <<'PY'
+import json
+import sys
+
+FAST = ('no-softirq-page_pool01', 'tasklet_page_pool01_fast_path',
+        'tasklet_page_pool04_napi_local')
+boots = [{t['name']: t for t in json.load(open(f, encoding='utf-8'))['tests']}
+         for f in sys.argv[1:]]
+bad = len(boots) < 2 or not boots[0]
+for name in boots[0]:
+    runs = [b.get(name) for b in boots]
+    means = [r and r['stats'] and r['stats']['cycles']['mean'] for r in runs]
+    same = None not in means and max(means) - min(means) < 1
+    bad += not same and name in FAST
+    print(f"{name}: {'same' if same else 'DIFFERS'}: means "
+          + ' '.join('-' if m is None else f'{m:.3f}' for m in means)
+          + ''.join(f"; boot {i} {[rep['cycles'] for rep in r['reps']]}"
+                    for i, r in enumerate(runs, 1) if r))
+sys.exit(bad > 0)
+PY
+}

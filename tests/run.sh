@@ -15,7 +15,12 @@
 #          and the arm64 target end to end (a cross-built kernel booted
 #          under full emulation: about 20 minutes cold); and each
 #          patch's module built at W=1 against the built 7.x kernel
-#          (series_build; SERIES_KDIR names another built kernel)
+#          (series_build; SERIES_KDIR names another built kernel);
+#          and deterministic mode's resolution (determinism: three
+#          -icount boots agree on the fast paths within one instruction
+#          per element, a kernel built with one nop more on page_pool's
+#          allocation fast path counts one more; DETERMINISM_KDIR names
+#          another built kernel)
 
 set -u
 self=$(realpath "$0")
@@ -36,12 +41,13 @@ vm ci 2400
 soak all 5400
 nipa all 3600
 arm64 all 3600
-series_build all 1800'
+series_build all 1800
+determinism all 3600'
 
 tier=ci
 case ${1:-} in
 --tier) tier=${2:-}; shift 2 ;;
--h | --help) sed -n '3,19p' "$self" | cut -c3-; exit 0 ;;
+-h | --help) sed -n '3,24p' "$self" | cut -c3-; exit 0 ;;
 esac
 case $tier in
 quick) tiers='quick' ;;

@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run inside a guest by tests/figures/run_tests.sh (vmtest.sh -- this
-# script), from the top of a tree where the selftests are built. Each
-# STEP runs the benchmark driver once and leaves WORK/STEP.json, .tap
-# and .rc (the driver's exit code) for the host to judge:
+# Run inside a guest by tests/figures/run_tests.sh and
+# tests/determinism/run_tests.sh (vmtest.sh -- this script), from the top
+# of a tree where the selftests are built. Each STEP runs the benchmark
+# driver once and leaves WORK/STEP.json, .tap and .rc (the driver's exit
+# code) for the host to judge:
 #
-#   a1, b1, a2 ...  the tree's driver and module (A/A: sides a and b,
-#                   runs alternated so that drift falls on both)
+#   a1, b1, a2 ...  the tree's driver and module (sides a and b: A/A
+#                   runs alternated so that drift falls on both, or
+#                   one kernel's boots and another's)
 #   slow       the slowed copy in WORK/slow, gated on WORK/a1.json
 #   slowxfail  the same with KSFT_MACHINE_SLOW=yes, fast paths only
 #

@@ -170,36 +170,6 @@ PY
 	fi
 }
 
-# Deterministic counts repeat across boots: each test's mean instructions
-# per element, as bench_compare.py takes it, within its 0.5 % (the page
-# allocator's state moves the batched work of the slow paths). Every
-# rep is listed.
-same_counts()
-{
-	python3 - "$1" "$2" <<'PY'
-import json
-import sys
-
-FAST = ('no-softirq-page_pool01', 'tasklet_page_pool01_fast_path',
-        'tasklet_page_pool04_napi_local')
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
-mean_b = {t['name']: t['stats'] and t['stats']['cycles']['mean']
-          for t in b['tests']}
-reps_b = {t['name']: [r['cycles'] for r in t['reps']] for t in b['tests']}
-bad = 0
-for t in a['tests']:
-    ma, mb = t['stats'] and t['stats']['cycles']['mean'], mean_b.get(t['name'])
-    same = bool(ma and mb) and abs(mb - ma) < 1
-    # Asserted for the fast paths (issue: "within one instruction per
-    # element"); the others' repeatability is reported
-    bad += not same and t['name'] in FAST
-    print(f"{t['name']}: {'same' if same else 'DIFFERS'}: mean {ma} vs {mb}; "
-          f"boot 1 {[r['cycles'] for r in t['reps']]}, "
-          f"boot 2 {reps_b.get(t['name'], [])}")
-sys.exit(bad > 0 or not a['tests'])
-PY
-}
-
 figures()
 {
 	local mode=$1 target=$2 work=$VMTEST_CACHE/figures-test/$1
@@ -220,7 +190,7 @@ figures()
 		judge "$mode" "$work" ok noise "a1 a2 a3" "b1 b2 b3"
 		return
 	fi
-	args+=(-D -e FLAGS=0x17f -e SIZE="-l 50000" -e REPS=5)
+	args+=("${DETERMINISTIC_RUN[@]}" -e REPS=5)
 	expect_rc "$mode: first boot" 0 "$OUT/figures-$mode-1.log" \
 		"$VMTEST" "${args[@]}" -- bash "$GUEST" "$work" a1 slow slowxfail
 	expect_rc "$mode: second boot" 0 "$OUT/figures-$mode-2.log" \
