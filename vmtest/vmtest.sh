@@ -61,7 +61,9 @@ CACHE/jobs/TARGET.*, and CACHE/jobs/TARGET points to the newest.
                       in DIR (DIR/arch/x86/boot/bzImage or
                       DIR/arch/arm64/boot/Image, modules built against
                       DIR) instead of building one
-  -c, --cpus N        vCPUs (default: $VM_CPUS)
+  -c, --cpus N        vCPUs (default: 3, with -D 1: under -icount every
+                      vCPU's instructions advance the one clock the
+                      TSC follows, so other CPUs' work would count)
   -m, --mem SIZE      guest memory, QEMU syntax (default: $VM_MEM)
   -D, --deterministic QEMU -icount shift=0: the guest's TSC advances one
                       tick per executed instruction, so the benchmarks'
@@ -103,7 +105,7 @@ EOF
 }
 
 VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
-VM_CPUS=3
+VM_CPUS=
 VM_MEM=2G
 VM_TIMEOUT=1200
 TARGETS=both
@@ -172,6 +174,7 @@ parse_args()
 	auto | kvm | tcg) ;;
 	*) die "--accel must be kvm, tcg or auto, not '$VMTEST_ACCEL'" ;;
 	esac
+	[ -n "$VM_CPUS" ] || VM_CPUS=$((DETERMINISTIC ? 1 : 3))
 	positive_int --cpus "$VM_CPUS"
 	positive_int --timeout "$VM_TIMEOUT"
 	[[ $VM_MEM =~ ^[1-9][0-9]*[MG]?$ ]] ||

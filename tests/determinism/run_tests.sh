@@ -110,8 +110,8 @@ only_nops()
 }
 
 # boot KDIR STEP LOG: one deterministic boot of KDIR's kernel running the
-# tree's driver once (guest.sh STEP), leaving WORK/STEP.json. One vCPU:
-# under -icount every vCPU's instructions advance the one virtual clock
+# tree's driver once (guest.sh STEP), leaving WORK/STEP.json. One vCPU
+# (the runner's default with -D): under -icount every vCPU's instructions advance the one virtual clock
 # the TSC follows, so another CPU's work during a timed chunk counts
 # (with three vCPUs a softirq test's mean once moved by 5.8 instructions
 # per element between boots, with one by 0.003). Ten repetitions: the
@@ -121,7 +121,7 @@ only_nops()
 boot()
 {
 	expect_rc "$3" 0 "$OUT/determinism-$2.log" "$VMTEST" -t current \
-		--kdir "$1" -c 1 -T 2400 "${DETERMINISTIC_RUN[@]}" \
+		--kdir "$1" -T 2400 "${DETERMINISTIC_RUN[@]}" \
 		-e REPS=10 -- \
 		bash "$GUEST" "$WORK" "$2" &&
 	if [ "$(cat "$WORK/$2.rc" 2>/dev/null)" = 0 ]; then
