@@ -33,17 +33,29 @@ apt_install()
 # emulators) come only with an arm64 target.
 ensure_host_tools()
 {
-	local targets=$1 need=() probe pkg
+	local targets=$1 need
 
-	while read -r probe pkg; do
-		[ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1 ||
-			need+=("$pkg")
-	done < <(host_tools; [[ " $targets " != *" arm64 "* ]] || arm64_host_tools)
+	mapfile -t need < <({ host_tools
+		[[ " $targets " != *" arm64 "* ]] || arm64_host_tools; } |
+		missing_packages)
 	[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
 	# Not a pipe: under pipefail, grep -q quitting early could kill
 	# busybox with SIGPIPE and fail the check at random.
 	grep -qx reboot <(/bin/busybox --list) ||
 		die "/bin/busybox lacks the reboot applet (need busybox-static)"
+}
+
+# missing_packages: of the "probe package" lines on stdin (a command or
+# file, and the package providing it), the packages whose probe is not
+# there.
+missing_packages()
+{
+	local probe pkg
+
+	while read -r probe pkg; do
+		[ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1 ||
+			echo "$pkg"
+	done
 }
 
 # "probe package" lines: a command or file, and the package providing it.
