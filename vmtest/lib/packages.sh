@@ -163,7 +163,7 @@ newer_apt_update()
 
 	mapfile -t opts < <(newer_apt_opts)
 	mkdir -p "$d/etc" "$d/lists/partial" "$d/cache/archives/partial"
-	write_newer_sources "trixie sid" "$d/etc/newer.sources"
+	write_newer_sources "trixie trixie-backports sid" "$d/etc/newer.sources"
 	# A day-old index is fine; a warm run must not need the network.
 	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
 		step "updating the index of Debian's newer suites" \

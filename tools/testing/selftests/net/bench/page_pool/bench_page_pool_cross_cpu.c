@@ -1,418 +1,255 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Cross-CPU return test of bench_page_pool.ko.
+ * Concurrent cross-CPU return: the pages of one page_pool are allocated
+ * on one CPU and returned on others, as when a driver's RX pages are
+ * freed by the CPUs that consume the packets.  The returning CPUs put
+ * the pages into the pool's ptr_ring concurrently, contending on its
+ * producer lock, while the allocating CPU refills its cache from it.
+ * After Jesper Dangaard Brouer's bench_page_pool_cross_cpu in
+ * github.com/netoptimizer/prototype-kernel.
  *
- * After the design of Jesper Dangaard Brouer's bench_page_pool_cross_cpu
- * (github.com/netoptimizer/prototype-kernel): one CPU allocates pages in
- * softirq context, as a driver refilling its RX ring in NAPI, while other
- * CPUs return them at the same time, as when packets are freed on other
- * CPUs.  Each returning CPU gets its pages through a queue of its own (a
- * ptr_ring with one producer and one consumer), so page_pool's ptr_ring
- * is the only structure all CPUs share: the returners produce into it,
- * the allocator refills its alloc cache from it.
- *
- * One row per number n of returning CPUs, 1..returning_cpus.  A row ends
- * when each returning CPU has been handed "loops" pages or after
- * XCPU_TIME_MS, whichever comes first.  Both sides work in BH-disabled
- * sections of at most XCPU_BATCH pages, which are timed; waiting for room
- * in a queue or for pages, with rescheduling, is not.  The row's figure
- * is the returners' time per returned page; the allocator's time per page
- * and the share of the wall time each side was busy come with it.
+ * One row per number of returning CPUs, 1 up to XCPU_MAX_RET (at most
+ * the online CPUs but the allocating one).  The allocating CPU hands the
+ * pages out round-robin over single-producer single-consumer ptr_rings,
+ * one per returning CPU; both sides run in softirq context, as NAPI
+ * does.  A row is timed as a whole, from the first allocation until
+ * every page is back in the pool, so its figure is the wall time per
+ * page of the whole pipeline: the inverse of its throughput.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bottom_half.h>
-#include <linux/cpu.h>
 #include <linux/cpumask.h>
-#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
-#include <linux/minmax.h>
-#include <linux/overflow.h>
 #include <linux/ptr_ring.h>
 #include <linux/sched.h>
-#include <linux/slab.h>
-#include <linux/wait.h>
+#include <linux/topology.h>
 #include <net/page_pool/helpers.h>
 
 #include "bench_page_pool.h"
+#include "time_bench.h"
 
-#define XCPU_ROWS_DEFAULT	4	/* rows without returning_cpus */
-#define XCPU_QUEUE_MIN		64	/* pages queued per returning CPU */
-#define XCPU_QUEUE_MAX		1024
-#define XCPU_RING_MAX		16384	/* page_pool's cap on its ptr_ring */
-#define XCPU_RING_SLACK		512	/* alloc cache, a bulk refill, in flight */
-#define XCPU_BATCH		64	/* pages per BH-disabled section */
-#define XCPU_TIME_MS		4000	/* wall time bound of a row */
-#define XCPU_TYPE_MAX		64
+#define XCPU_MAX_RET	4
+#define XCPU_QSIZE	256	/* pages queued to one returning CPU */
+#define XCPU_BATCH	64	/* pages per softirq section */
+/* Holds every page in flight, so that no return finds the ring full */
+#define XCPU_POOL_SIZE	2048
+#define XCPU_TIMEOUT_NS	(60 * NSEC_PER_SEC)
 
-/* The allocating or a returning CPU */
-struct xcpu_side {
-	struct xcpu_row *x;
-	struct task_struct *task;
-	struct ptr_ring queue;	/* returners: pages from the allocator */
-	int cpu;
-	int err;
-	struct time_bench_record rec;
-} ____cacheline_aligned_in_smp;
-
-struct xcpu_row {
+struct xcpu_returner {
+	struct ptr_ring queue;
 	struct page_pool *pp;
-	unsigned int nr;	/* returning CPUs */
-	u64 target;		/* pages to hand out */
-	unsigned long deadline;	/* jiffies */
-	bool stop;		/* no more pages: set with release */
-	bool timed_out;
-	atomic_t running;
-	wait_queue_head_t done_wq;
-	struct xcpu_side alloc;
-	struct xcpu_side ret[];
+	struct task_struct *task;
+	u64 pages;		/* returned so far */
+	u64 batches;		/* non-empty softirq sections */
+	int cpu;
 };
 
-/* A side is done: tell the row, then wait to be stopped */
-static int xcpu_side_exit(struct xcpu_side *s)
+static int xcpu_return(void *arg)
 {
-	if (atomic_dec_and_test(&s->x->running))
-		wake_up(&s->x->done_wq);
-	set_current_state(TASK_IDLE);
+	struct xcpu_returner *r = arg;
+	struct page *page;
+	int n;
+
 	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_IDLE);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
-}
-
-/* Advance *q, round robin, to a returner whose queue has room */
-static bool xcpu_room(struct xcpu_row *x, unsigned int *q)
-{
-	unsigned int i;
-
-	for (i = 0; i < x->nr; i++) {
-		if (!__ptr_ring_full(&x->ret[*q].queue))
-			return true;
-		if (++*q == x->nr)
-			*q = 0;
-	}
-	return false;
-}
-
-static int xcpu_alloc_fn(void *arg)
-{
-	struct xcpu_side *a = arg;
-	struct xcpu_row *x = a->x;
-	unsigned int q = 0;
-	u64 done = 0;
-
-	while (done < x->target && !a->err) {
-		struct page *page;
-		u32 n = 0, batch;
-
-		if (bench_aborted()) {
-			a->err = -EINTR;
-			break;
-		}
-		if (time_after(jiffies, x->deadline)) {
-			x->timed_out = true;
-			break;
-		}
-		/* All queues full: the returners are behind, wait for them */
-		if (!xcpu_room(x, &q)) {
-			cpu_relax();
-			cond_resched();
-			continue;
-		}
-		batch = min_t(u64, XCPU_BATCH, x->target - done);
 		local_bh_disable();
-		time_bench_start(&a->rec);
-		while (n < batch && xcpu_room(x, &q)) {
-			page = page_pool_alloc_pages(x->pp, GFP_ATOMIC);
-			if (unlikely(!page)) {
-				a->err = -ENOMEM;
+		for (n = 0; n < XCPU_BATCH; n++) {
+			page = __ptr_ring_consume(&r->queue);
+			if (!page)
 				break;
-			}
-			/* One producer: no lock, and there is room */
-			__ptr_ring_produce(&x->ret[q].queue, page);
-			if (++q == x->nr)
-				q = 0;
-			n++;
+			page_pool_put_full_page(r->pp, page, false);
 		}
-		time_bench_stop(&a->rec, n);
 		local_bh_enable();
-		done += n;
+		if (n) {
+			WRITE_ONCE(r->pages, r->pages + n);
+			r->batches++;
+		}
 		cond_resched();
 	}
-	/* Release: the returners see every page produced before stop */
-	smp_store_release(&x->stop, true);
-	return xcpu_side_exit(a);
-}
-
-static int xcpu_return_fn(void *arg)
-{
-	struct xcpu_side *r = arg;
-	struct xcpu_row *x = r->x;
-
-	for (;;) {
-		struct page *page;
-		u32 n = 0;
-
-		if (__ptr_ring_empty(&r->queue)) {
-			/* Acquire pairs with the allocator's release of stop */
-			if (smp_load_acquire(&x->stop) &&
-			    __ptr_ring_empty(&r->queue))
-				break;
-			cpu_relax();
-			cond_resched();
-			continue;
-		}
-		local_bh_disable();
-		time_bench_start(&r->rec);
-		/* One consumer: no lock */
-		while (n < XCPU_BATCH && (page = __ptr_ring_consume(&r->queue))) {
-			page_pool_put_full_page(x->pp, page, false);
-			n++;
-		}
-		time_bench_stop(&r->rec, n);
-		local_bh_enable();
-	}
-	return xcpu_side_exit(r);
-}
-
-/* Return what the queues hold to the pool; the threads are not running */
-static void xcpu_drain(struct xcpu_row *x)
-{
-	struct page *page;
-	unsigned int k;
-
-	for (k = 0; k < x->nr; k++) {
-		while ((page = __ptr_ring_consume(&x->ret[k].queue)))
-			page_pool_put_full_page(x->pp, page, false);
-	}
-}
-
-/*
- * Put a queue's worth of pages per returner in the pool's ptr_ring, so
- * that the allocator runs on recycled pages from the start.
- */
-static int xcpu_warmup(struct xcpu_row *x)
-{
-	struct page *page;
-	unsigned int k;
-	int err = 0;
-
-	for (k = 0; k < x->nr && !err; k++) {
-		while (!__ptr_ring_full(&x->ret[k].queue)) {
-			page = page_pool_alloc_pages(x->pp, GFP_KERNEL);
-			if (!page) {
-				err = -ENOMEM;
-				break;
-			}
-			__ptr_ring_produce(&x->ret[k].queue, page);
-		}
-	}
-	xcpu_drain(x);
-	return err;
-}
-
-/* Busy time of @rec in per mille of @wall nanoseconds */
-static unsigned int xcpu_busy(const struct time_bench_record *rec, u64 wall)
-{
-	return wall ? div64_u64(rec->time_interval * 1000, wall) : 0;
-}
-
-static int xcpu_report(const char *type, const char *label,
-		       struct xcpu_row *x, u64 wall)
-{
-	char side[XCPU_TYPE_MAX], lbl[64];
-	struct time_bench_record sum;
-	unsigned int k, busy = 0;
-	int err;
-
-	time_bench_init(&sum, XCPU_BATCH);
-	for (k = 0; k < x->nr; k++) {
-		struct xcpu_side *r = &x->ret[k];
-
-		snprintf(lbl, sizeof(lbl), "cpu:%d%s%s", r->cpu,
-			 label ? " " : "", label ?: "");
-		err = bench_report(type, lbl, &r->rec);
-		if (err)
-			return err;
-		time_bench_add(&sum, &r->rec);
-		busy += xcpu_busy(&r->rec, wall);
-	}
-	snprintf(side, sizeof(side), "%s_alloc", type);
-	snprintf(lbl, sizeof(lbl), "cpu:%d%s%s", x->alloc.cpu,
-		 label ? " " : "", label ?: "");
-	err = bench_report(side, lbl, &x->alloc.rec);
-	if (err)
-		return err;
-	pr_info("Row:%s pages:%llu of %llu in %llu ms%s, busy: allocator %u.%u%%, returners %u.%u%% (mean)\n",
-		type, sum.invoked_cnt, x->target, div_u64(wall, NSEC_PER_MSEC),
-		x->timed_out ? " (time bound reached)" : "",
-		xcpu_busy(&x->alloc.rec, wall) / 10,
-		xcpu_busy(&x->alloc.rec, wall) % 10,
-		busy / x->nr / 10, busy / x->nr % 10);
-	/* The row's figure: the returners' time per page */
-	return bench_report(type, label, &sum);
-}
-
-/* Create the thread of @s on its CPU; it runs once woken */
-static int xcpu_side_create(struct xcpu_side *s, struct xcpu_row *x,
-			    int (*fn)(void *), const char *what)
-{
-	s->x = x;
-	time_bench_init(&s->rec, XCPU_BATCH);
-	s->task = kthread_create_on_cpu(fn, s, s->cpu, what);
-	if (IS_ERR(s->task)) {
-		int err = PTR_ERR(s->task);
-
-		s->task = NULL;
-		pr_err("cannot start %s on CPU %d: %d\n", what, s->cpu, err);
-		return err;
-	}
 	return 0;
 }
 
-/* One row: @nr returners; the caller holds the CPU hotplug lock */
-static int xcpu_row(const char *type, const char *label, unsigned int nr,
-		    int alloc_cpu, u64 loops, bool verbose)
+static u64 xcpu_returned(struct xcpu_returner *r, int nr)
 {
-	unsigned int k, qsize, queues = 0, started = 0;
-	struct pp_recycle_cnt before, after;
-	struct pp_path_acc acc = {};
-	struct xcpu_row *x;
-	u64 returned = 0, t0, wall;
-	int cpu, err = 0;
+	u64 sum = 0;
+	int i;
 
-	x = kzalloc(struct_size(x, ret, nr), GFP_KERNEL);
-	if (!x)
-		return -ENOMEM;
-	x->nr = nr;
-	x->target = loops * nr;
-	atomic_set(&x->running, nr + 1);
-	init_waitqueue_head(&x->done_wq);
-
-	/* The pool's ring holds every page of the queues and some more */
-	qsize = clamp_t(unsigned int, (XCPU_RING_MAX - XCPU_RING_SLACK) / nr,
-			XCPU_QUEUE_MIN, XCPU_QUEUE_MAX);
-	x->pp = page_pool_create(&(struct page_pool_params){
-		.pool_size = nr * qsize + XCPU_RING_SLACK,
-		.nid = NUMA_NO_NODE,
-		.dma_dir = DMA_BIDIRECTIONAL,
-	});
-	if (IS_ERR(x->pp)) {
-		err = PTR_ERR(x->pp);
-		pr_err("Type:%s page_pool_create failed: %d\n", type, err);
-		goto out_free;
-	}
-
-	k = 0;
-	for_each_online_cpu(cpu) {
-		if (k == nr)
-			break;
-		if (cpu != alloc_cpu)
-			x->ret[k++].cpu = cpu;
-	}
-	for (queues = 0; queues < nr; queues++) {
-		err = ptr_ring_init(&x->ret[queues].queue, qsize, GFP_KERNEL);
-		if (err)
-			goto out_stop;
-	}
-	for (started = 0; started < nr; started++) {
-		err = xcpu_side_create(&x->ret[started], x, xcpu_return_fn,
-				       "pp_bench_ret/%u");
-		if (err)
-			goto out_stop;
-	}
-	x->alloc.cpu = alloc_cpu;
-	err = xcpu_side_create(&x->alloc, x, xcpu_alloc_fn, "pp_bench_alloc/%u");
-	if (!err)
-		err = xcpu_warmup(x);
-	if (err)
-		goto out_stop;
-	if (verbose)
-		pr_info("Type:%s allocating on CPU %d, %u returning CPUs, queues of %u pages, ring %u\n",
-			type, alloc_cpu, nr, qsize, nr * qsize + XCPU_RING_SLACK);
-
-	pp_recycle_cnt_read(x->pp, &before);
-	t0 = ktime_get_ns();
-	x->deadline = jiffies + msecs_to_jiffies(XCPU_TIME_MS);
-	for (k = 0; k < nr; k++)
-		wake_up_process(x->ret[k].task);
-	wake_up_process(x->alloc.task);
-	/* Bounded: the allocator stops at the deadline, returners drain */
-	wait_event_idle(x->done_wq, !atomic_read(&x->running));
-	wall = ktime_get_ns() - t0;
-	pp_recycle_cnt_read(x->pp, &after);
-
-	err = x->alloc.err;
-	for (k = 0; k < nr; k++)
-		returned += x->ret[k].rec.invoked_cnt;
-	/* The pool's ring holds every page in circulation: none may miss it */
-	pp_path_sum_add(&acc, &before, &after, returned);
-	pp_path_print(type, PP_RING, &acc);
-	if (!err)
-		err = pp_check_path(type, PP_RING, returned, returned,
-				    &before, &after);
-	if (!err)
-		err = xcpu_report(type, label, x, wall);
-out_stop:
-	if (x->alloc.task)
-		kthread_stop(x->alloc.task);
-	for (k = 0; k < started; k++)
-		kthread_stop(x->ret[k].task);
-	/* The returners emptied their queues */
-	for (k = 0; k < queues; k++)
-		ptr_ring_cleanup(&x->ret[k].queue, NULL);
-	/* Every page is back in the pool: this frees them */
-	page_pool_destroy(x->pp);
-out_free:
-	kfree(x);
-	if (err)
-		pr_err("FAIL Type:%s error %d\n", type, err);
-	return err;
+	for (i = 0; i < nr; i++)
+		sum += READ_ONCE(r[i].pages);
+	return sum;
 }
 
-/*
- * The rows for 1..@returning_cpus returning CPUs (0: as many as there
- * are other online CPUs, at most XCPU_ROWS_DEFAULT), allocating on @cpu
- * (-1: the first online CPU).  With one online CPU the test is skipped.
- */
-int bench_cross_cpu_run(const char *name, const char *label, u64 loops,
-			int cpu, unsigned int returning_cpus, bool verbose)
+/* Hand out @total pages, then wait until all are back: 0 or -errno */
+static int xcpu_pipe(struct page_pool *pp, struct xcpu_returner *r, int nr,
+		     u64 total, const bool *stop)
 {
-	char type[XCPU_TYPE_MAX];
-	unsigned int n, rows, online;
-	int err = 0;
+	u64 deadline = ktime_get_ns() + XCPU_TIMEOUT_NS;
+	struct page *page = NULL;
+	u64 sent = 0;
+	int q = 0, n;
 
-	for (n = 1; ; n++) {
-		cpus_read_lock();
-		online = num_online_cpus();
-		rows = returning_cpus ?:
-			min_t(unsigned int, online - 1, XCPU_ROWS_DEFAULT);
-		if (n > rows) {
-			/* done */
-		} else if (cpu >= 0 && !cpu_online(cpu)) {
-			pr_err("Type:%s CPU %d is offline\n", name, cpu);
-			err = -ENODEV;
-		} else if (rows >= online) {
-			pr_err("Type:%s %u returning CPUs, but only %u other CPUs are online\n",
-			       name, rows, online - 1);
-			err = -ENODEV;
-		} else if (bench_aborted()) {
-			err = -EINTR;
-		} else {
-			snprintf(type, sizeof(type), "%s_%ucpu", name, n);
-			err = xcpu_row(type, label, n,
-				       cpu >= 0 ? cpu : cpumask_first(cpu_online_mask),
-				       loops, verbose);
+	while (sent < total) {
+		local_bh_disable();
+		for (n = 0; n < XCPU_BATCH && sent < total; n++) {
+			if (!page)
+				page = page_pool_alloc_pages(pp, GFP_ATOMIC);
+			/* A full queue: its CPU is behind, try again later */
+			if (!page || __ptr_ring_produce(&r[q].queue, page))
+				break;
+			page = NULL;
+			sent++;
+			q = q + 1 < nr ? q + 1 : 0;
 		}
-		cpus_read_unlock();
-		if (err || n > rows)
+		local_bh_enable();
+		if (READ_ONCE(*stop) || ktime_get_ns() > deadline)
 			break;
+		cond_resched();
 	}
-	if (!err && n == 1)
-		pr_info("Type:%s skipped: needs 2 online CPUs, %u online\n",
-			name, online);
-	return err;
+	if (page)
+		page_pool_put_full_page(pp, page, false);
+	while (xcpu_returned(r, nr) < sent && ktime_get_ns() < deadline)
+		cond_resched();
+	if (sent < total || xcpu_returned(r, nr) < sent)
+		return READ_ONCE(*stop) ? -EINTR : -ETIMEDOUT;
+	return 0;
+}
+
+static u64 xcpu_ring_stats(struct page_pool *pp, u64 *ring_full)
+{
+#ifdef CONFIG_PAGE_POOL_STATS
+	struct page_pool_stats s = {};
+
+	page_pool_get_stats(pp, &s);
+	*ring_full = s.recycle_stats.ring_full;
+	return s.recycle_stats.ring;
+#else
+	*ring_full = 0;
+	return 0;
+#endif
+}
+
+static void xcpu_print(const char *name, struct xcpu_returner *r, int nr,
+		       struct time_bench_record *rec)
+{
+	int cpu = smp_processor_id(), i;
+
+	pr_info("Row:%s %llu pages/s, allocating cpu%d (core %d, node %d)\n",
+		name, div64_u64(rec->invoked_cnt * NSEC_PER_SEC,
+				rec->time_interval),
+		cpu, topology_core_id(cpu), cpu_to_node(cpu));
+	for (i = 0; i < nr; i++)
+		pr_info("Row:%s returning cpu%d (core %d, node %d): %llu pages in %llu sections\n",
+			name, r[i].cpu, topology_core_id(r[i].cpu),
+			cpu_to_node(r[i].cpu), r[i].pages, r[i].batches);
+}
+
+/* One row: @nr CPUs return; 0 when it passed */
+static int xcpu_row(int nr, u32 pages, const bool *stop)
+{
+	struct page_pool_params pp_params = {
+		.pool_size = XCPU_POOL_SIZE,
+		.nid = NUMA_NO_NODE,
+		.dma_dir = DMA_BIDIRECTIONAL,
+	};
+	struct time_bench_record rec = {};
+	struct xcpu_returner *r;
+	u64 ring, ring_full, full0;
+	int i, cpu, err = 0;
+	char name[32];
+	const char *why = NULL;
+
+	snprintf(name, sizeof(name), "cross_cpu_return_%dcpu", nr);
+	r = kcalloc(nr, sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		pr_err("Fail:%s no memory\n", name);
+		return 1;
+	}
+	r[0].pp = page_pool_create(&pp_params);
+	if (IS_ERR(r[0].pp)) {
+		pr_err("Fail:%s cannot create a page_pool\n", name);
+		kfree(r);
+		return 1;
+	}
+	/* The returning CPUs: the first online ones but this one */
+	cpu = -1;
+	for (i = 0; i < nr && !err; i++) {
+		r[i].pp = r[0].pp;
+		do
+			cpu = cpumask_next(cpu, cpu_online_mask);
+		while (cpu == smp_processor_id());
+		r[i].cpu = cpu;
+		if (cpu >= nr_cpu_ids) { /* gone offline */
+			err = -ENODEV;
+			break;
+		}
+		err = ptr_ring_init(&r[i].queue, XCPU_QSIZE, GFP_KERNEL);
+		if (err)
+			break;
+		r[i].task = kthread_create_on_cpu(xcpu_return, &r[i], cpu,
+						  "bench_pp_ret/%u");
+		if (IS_ERR(r[i].task)) {
+			err = PTR_ERR(r[i].task);
+			ptr_ring_cleanup(&r[i].queue, NULL);
+			break;
+		}
+	}
+	nr = i;		/* the returners that have a queue and a thread */
+	if (err)
+		why = "cannot start the returning CPUs";
+	ring = xcpu_ring_stats(r[0].pp, &full0);
+	for (i = 0; i < nr && !err; i++)
+		wake_up_process(r[i].task);
+
+	if (!err) {
+		time_bench_start(&rec);
+		err = xcpu_pipe(r[0].pp, r, nr, pages, stop);
+		time_bench_stop(&rec, pages);
+		if (err)
+			why = err == -EINTR ? "stopped by a signal" :
+			      "timed out: pages were not returned";
+	}
+	for (i = 0; i < nr; i++) {
+		struct page *page;
+
+		kthread_stop(r[i].task);
+		/* What a failed row left queued goes back to the pool */
+		while ((page = __ptr_ring_consume(&r[i].queue)))
+			page_pool_put_full_page(r[0].pp, page, false);
+		ptr_ring_cleanup(&r[i].queue, NULL);
+	}
+
+	if (!why && IS_ENABLED(CONFIG_PAGE_POOL_STATS)) {
+		ring = xcpu_ring_stats(r[0].pp, &ring_full) - ring;
+		ring_full -= full0;
+		pr_info("Path:%s expect:ring returned:%u ring:%llu ring_full:%llu\n",
+			name, pages, ring, ring_full);
+		if (ring != pages)
+			why = "pages took another path (see Path: line)";
+	}
+	if (!why && !time_bench_calc_stats(&rec))
+		why = "timing failed";
+	if (why) {
+		pr_err("Fail:%s %s\n", name, why);
+	} else {
+		xcpu_print(name, r, nr, &rec);
+		time_bench_print(name, &rec);
+	}
+	page_pool_destroy(r[0].pp);
+	kfree(r);
+	return why ? 1 : 0;
+}
+
+/* The rows, on the calling thread's CPU: the number of failed rows */
+unsigned int bench_cross_cpu(u32 pages, const bool *stop)
+{
+	int rows = min_t(int, num_online_cpus() - 1, XCPU_MAX_RET);
+	unsigned int failed = 0;
+	int nr;
+
+	if (rows < 1)
+		pr_info("Skip:cross_cpu_return needs 2 online CPUs, %u online\n",
+			num_online_cpus());
+	for (nr = 1; nr <= rows && !READ_ONCE(*stop); nr++)
+		failed += xcpu_row(nr, pages, stop);
+	return failed;
 }
