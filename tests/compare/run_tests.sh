@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Project tests for tools/testing/selftests/net/bench/bench_compare.py (not
+# Project tests for ab/bench_compare.py (not
 # part of the kernel series):
 #
 #   - the Student t distribution and Welch's test against known values, and
@@ -34,7 +34,7 @@ set -u
 [ -n "${KSRC:-}" ] || [ -n "$(runner_source 'linux-source-[0-9]*')" ] ||
 	"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
 KSRC=${KSRC:-$(runner_source 'linux-source-[0-9]*')}
-BENCH=$REPO/tools/testing/selftests/net/bench
+BENCH=$REPO/ab
 CMP=$BENCH/bench_compare.py
 PTR_RING=$REPO/tools/testing/selftests/ptr_ring
 
