@@ -202,7 +202,7 @@ ensure_ruff()
 # group adds REPS): QEMU -icount, every test but cross-CPU
 # (single-threaded TCG says nothing about concurrency), fixed loops.
 # shellcheck disable=SC2034 # for the groups
-DETERMINISTIC_RUN=(-D -e FLAGS=0x17f -e "SIZE=-l 50000")
+DETERMINISTIC_RUN=(-D -e FLAGS=0x7f -e LOOPS=50000 -e DETERMINISTIC=1)
 
 # same_counts JSON...: deterministic runs of the driver, one file a boot,
 # give each fast path the same mean instructions per element (the mean
@@ -216,8 +216,7 @@ same_counts()
 import json
 import sys
 
-FAST = ('no-softirq-page_pool01', 'tasklet_page_pool01_fast_path',
-        'tasklet_page_pool04_napi_local')
+FAST = ('no-softirq-page_pool01', 'bh_page_pool04_napi_local')
 boots = [{t['name']: t for t in json.load(open(f, encoding='utf-8'))['tests']}
          for f in sys.argv[1:]]
 bad = len(boots) < 2 or not boots[0]

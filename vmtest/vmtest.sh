@@ -67,9 +67,8 @@ CACHE/jobs/TARGET.*, and CACHE/jobs/TARGET points to the newest.
   -m, --mem SIZE      guest memory, QEMU syntax (default: $VM_MEM)
   -D, --deterministic QEMU -icount shift=0: the guest's TSC advances one
                       tick per executed instruction, so the benchmarks'
-                      cycles become instruction counts that repeat from
-                      boot to boot (single-threaded, slower; the tests
-                      see BENCH_DETERMINISTIC=1)
+                      cycles and ns become instruction counts that
+                      repeat from boot to boot (single-threaded, slower)
   -d, --debug         'current' as a debug kernel (KASAN, KMEMLEAK,
                       PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
                       kmemleak is scanned after the tests
@@ -238,19 +237,6 @@ check_guest_paths()
 	done
 }
 
-# The benchmarks' mode: deterministic (-icount), virtual-machine (KVM) or
-# emulated (TCG); the accelerator is settled before the job is written.
-bench_mode()
-{
-	if [ "$DETERMINISTIC" -eq 1 ]; then
-		echo deterministic
-	elif [ "$VMTEST_ACCEL" = kvm ]; then
-		echo virtual-machine
-	else
-		echo emulated
-	fi
-}
-
 # write_job JOB KDIR FLAVOR INSTALL_DIR: the script the guest runs.
 write_job()
 {
@@ -259,9 +245,10 @@ write_job()
 	{
 		echo "# Written by vmtest.sh; run by vmtest/guest/init."
 		echo "cd $(printf '%q' "$KTREE") || exit 1"
-		[ "$DETERMINISTIC" -eq 1 ] && echo "export BENCH_DETERMINISTIC=1"
-		# How the figures are measured, which a guest cannot tell
-		echo "export BENCH_MODE=$(bench_mode)"
+		# Emulation is slow: kselftest's knob for that (the benchmark
+		# runs 100000 loops), unless the test environment says otherwise
+		[ "$VMTEST_ACCEL" = kvm ] && [ "$DETERMINISTIC" -eq 0 ] ||
+			echo "export KSFT_MACHINE_SLOW=yes"
 		if [ "${#PARAMS[@]}" -gt 0 ]; then
 			printf 'export BENCH_PAGE_POOL_PARAMS=%q\n' "${PARAMS[*]}"
 		fi

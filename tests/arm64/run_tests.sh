@@ -12,8 +12,8 @@
 # Subtests test_bench_page_pool.sh must report (as tests/vm checks them).
 SUBTESTS='for_loop atomic_inc lock
 no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
-tasklet_page_pool01_fast_path tasklet_page_pool02_ptr_ring
-tasklet_page_pool03_slow tasklet_page_pool04_napi_local cross_cpu_return_1cpu'
+bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
+bh_page_pool05_napi_remote cross_cpu_return_1cpu'
 
 job=$VMTEST_CACHE/jobs/arm64
 log=$OUT/arm64-first.log

@@ -42,7 +42,7 @@ before=$(snapshot)
 # after the job).
 in_guest "debug kernel" "$OUT/vm-checks-debug.log" \
 	-t current --ksrc "$ksrc" --debug -T 3000 -- \
-	bash "$TESTS_DIR/vm/bench_checks.sh" "${DEBUG_LOADS:-100}"
+	bash "$TESTS_DIR/vm/bench_checks.sh" "$REPO" "${DEBUG_LOADS:-100}"
 after=$(snapshot)
 if [ "$before" = "$after" ]; then
 	ok "--ksrc leaves the tree unchanged ($(echo "$after" | head -n 1), clean)"

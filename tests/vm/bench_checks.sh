@@ -4,14 +4,17 @@
 # from the top of a tree where the selftests are built. Checks what the
 # benchmark promises beyond a plain run: bad parameters are refused with
 # their message, non-root skips, results survive a flooded kernel log and
-# an already loaded module, and the module loads and unloads LOADS times.
+# an already loaded module, taskset does not change the cases, a killed
+# load stops at once, the module's KTAP feeds the tooling's statistics,
+# and the module loads and unloads LOADS times.
 #
-# usage: bench_checks.sh [LOADS]    (default 3)
+# usage: bench_checks.sh REPO [LOADS]    (default 3)
 
-loads=${1:-3}
+repo=$1
+loads=${2:-3}
 bench=$PWD/tools/testing/selftests/net/bench
 ko=$bench/page_pool/bench_page_pool.ko
-cpus=$(nproc)
+cmp=$repo/ab/bench_compare.py
 
 ok()
 {
@@ -31,43 +34,33 @@ loaded()
 [ -f "$ko" ] || { not_ok "bench_page_pool.ko is built ($ko)"; exit 1; }
 
 # Each bad value: insmod fails, the kernel log says why, nothing stays.
-while read -r param why; do
+for param in loops=0 loops=999 loops=429496730; do
 	dmesg -C
 	if insmod "$ko" "$param" 2>/dev/null; then
 		not_ok "$param is refused"
 		rmmod bench_page_pool
 	elif loaded; then
 		not_ok "$param is refused and leaves nothing loaded"
-	elif dmesg | grep -q "bench_page_pool: .*$why"; then
-		ok "$param is refused: $(dmesg | grep -m1 "bench_page_pool: .*$why" | sed 's/^\[[^]]*\] //')"
+	elif dmesg | grep -q "bench_page_pool: .*param loops(${param#*=})"; then
+		ok "$param is refused: $(dmesg | grep -m1 'bench_page_pool: .*loops' | sed 's/^\[[^]]*\] //')"
 	else
-		not_ok "$param is refused with a message matching '$why'"
+		not_ok "$param is refused with a message naming loops"
 		dmesg | tail -n 5 | sed 's/^/#   /'
 	fi
-done <<EOF
-loops=0 loops
-loops=999 loops
-loops=4294967296 loops
-run_flags=0 run_flags
-run_flags=0x200 run_flags
-returning_cpus=$cpus returning_cpus
-cpu=$cpus cpu
-cpu=-2 cpu
-tag=a/b tag
-chunk=63 chunk
-chunk=65537 chunk
-chunk=100 chunk
-EOF
+done
 
 # Not root: SKIP, exit 4. From a copy nobody can read (the tree may sit
 # below root's home).
-copy=$(mktemp -d)
+base=$(mktemp -d)
+copy=$base/net/bench
+mkdir -p "$copy" "$base/kselftest"
 cp -r "$bench/." "$copy/"
-chmod -R a+rX "$copy"
+cp "$bench/../../kselftest/ktap_helpers.sh" "$base/kselftest/"
+chmod -R a+rX "$base"
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$copy/test_bench_page_pool.sh" 2>&1)
 rc=$?
-if [ "$rc" -eq 4 ] && echo "$out" | grep -q 'SKIP'; then
+if [ "$rc" -eq 4 ] && echo "$out" | grep -q '^1\.\.0 # SKIP'; then
 	ok "non-root gives SKIP, exit 4 ($(echo "$out" | grep -m1 SKIP))"
 else
 	not_ok "non-root gives SKIP, exit 4 (got exit $rc)"
@@ -84,16 +77,16 @@ for i in 1 2; do
 	(while :; do echo "<7>flood $i: $RANDOM $RANDOM $RANDOM" >/dev/kmsg; done) &
 	flooders+=($!)
 done
-out=$("$bench/test_bench_page_pool.sh" -l 20000 2>&1)
+out=$("$bench/test_bench_page_pool.sh" loops=20000 2>&1)
 rc=$?
 kill "${flooders[@]}"
 wait "${flooders[@]}" 2>/dev/null
 echo ratelimit >/proc/sys/kernel/printk_devkmsg
 passed=$(echo "$out" | grep -cE '^ok [0-9]+ ')
 if [ "$rc" -eq 0 ] && [ "$passed" -ge 11 ] && ! echo "$out" | grep -q '^not ok'; then
-	ok "flooded log, module preloaded: all $passed subtests pass"
+	ok "flooded log, module preloaded: all $passed cases pass"
 else
-	not_ok "flooded log, module preloaded: exit $rc, $passed subtests ok"
+	not_ok "flooded log, module preloaded: exit $rc, $passed cases ok"
 	echo "$out" | grep -E '^(not )?ok|Bail|SKIP' | sed 's/^/#   /'
 fi
 if loaded; then
@@ -102,34 +95,52 @@ else
 	ok "the driver unloads the module"
 fi
 
-# Repetitions with statistics, written as JSON that bench_compare.py
-# validates and can compare.
-json=$(mktemp --suffix=.json)
-out=$("$bench/test_bench_page_pool.sh" -l 5000 -r 3 -j "$json" 2>&1)
-rc=$?
-if [ "$rc" -eq 0 ] && echo "$out" | grep -qE '^# [a-z_0-9-]+: .*median .*ci95'; then
-	ok "-r 3: per-subtest statistics reported"
+# The driver and the module agree on the CPUs whatever the affinity: the
+# cross-CPU rows are the module's, which counts online CPUs.
+rows=$(($(getconf _NPROCESSORS_ONLN) - 1))
+[ "$rows" -le 4 ] || rows=4
+out=$(taskset -c 0 "$bench/test_bench_page_pool.sh" loops=2000 run_flags=0x80 2>&1)
+got=$(echo "$out" | grep -cE '^ok [0-9]+ cross_cpu_return_[0-9]cpu # perf=')
+if [ "$got" -eq "$rows" ] && ! echo "$out" | grep -q 'SKIP'; then
+	ok "taskset -c 0: the $rows cross-CPU rows the module runs, no SKIP"
 else
-	not_ok "-r 3: per-subtest statistics reported (exit $rc)"
-	echo "$out" | grep -E '^(not )?ok|median' | head -n 5 | sed 's/^/#   /'
+	not_ok "taskset -c 0: $rows cross-CPU rows expected, $got reported"
+	echo "$out" | grep -E '^(not )?ok|SKIP' | sed 's/^/#   /'
 fi
-if "$bench/bench_compare.py" --validate "$json" >/dev/null 2>&1; then
-	ok "the driver's JSON validates against the schema"
+
+# A fatal signal stops the run at the next chunk: insmod returns at
+# once, nothing stays loaded.
+insmod "$ko" loops=400000000 2>/dev/null &
+pid=$!
+sleep 3
+start=$SECONDS
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+if [ $((SECONDS - start)) -le 10 ] && ! loaded &&
+   dmesg | grep -q 'bench_page_pool: Fail:.* stopped by a signal'; then
+	ok "a killed load stops within $((SECONDS - start)) s, nothing stays loaded"
 else
-	not_ok "the driver's JSON validates against the schema"
-	"$bench/bench_compare.py" --validate "$json" 2>&1 | head -n 5 | sed 's/^/#   /'
+	not_ok "a killed load stops within 10 s ($((SECONDS - start)) s), nothing stays loaded"
+	dmesg | grep bench_page_pool | tail -n 3 | sed 's/^/#   /'
 fi
-if "$bench/bench_compare.py" "$json" "$json" >/dev/null 2>&1; then
-	ok "bench_compare.py compares the driver's JSON"
+
+# The tooling's statistics read the module's lines from the KTAP (the
+# driver keeps them as diagnostics): a JSON that validates.
+log=$(mktemp) json=$(mktemp --suffix=.json)
+"$bench/test_bench_page_pool.sh" loops=5000 run_flags=0x6 | sed -n 's/^# //p' >"$log"
+if "$cmp" --report "$log" --tests "no-softirq-page_pool01 no-softirq-page_pool02" \
+	--json "$json" | grep -q '^pass no-softirq-page_pool02 ' &&
+   "$cmp" --validate "$json" >/dev/null 2>&1; then
+	ok "ab/bench_compare.py reads the KTAP's module lines into JSON that validates"
 else
-	not_ok "bench_compare.py compares the driver's JSON"
+	not_ok "ab/bench_compare.py reads the KTAP's module lines into JSON that validates"
+	"$cmp" --validate "$json" 2>&1 | head -n 5 | sed 's/^/#   /'
 fi
 
 # Load and unload, every test each time.
 failed=0
 for i in $(seq "$loads"); do
-	if ! insmod "$ko" loops=1000 returning_cpus=1 tag="load$i" ||
-	   ! rmmod bench_page_pool; then
+	if ! insmod "$ko" loops=1000 || ! rmmod bench_page_pool; then
 		failed=$((failed + 1))
 	fi
 done
