@@ -9,6 +9,11 @@
  * Init fails with -EIO when a test failed and with -EINTR when the
  * loading process was killed.
  *
+ * The *_dma tests use a pool that DMA-maps its pages and syncs them for
+ * the device on recycling, as most drivers' pools do, for a device the
+ * module creates: the kernel's DMA layer (dma-direct, swiotlb, ...) is
+ * what they add to the figures of the tests without DMA.
+ *
  * With CONFIG_PAGE_POOL_STATS, each page_pool test checks that every
  * page it returned took the path the test is named after, and prints
  * the recycling counters on a "Path:<test>" line.
@@ -16,6 +21,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
@@ -23,6 +29,11 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <net/page_pool/helpers.h>
+#if __has_include(<linux/device/faux.h>)
+#include <linux/device/faux.h>
+#else /* before 6.15, as distributions' kernels */
+#include <linux/platform_device.h>
+#endif
 
 #include "bench_page_pool.h"
 #include "time_bench.h"
@@ -50,6 +61,7 @@ enum benchmark_bit {
 	bit_run_bench_bh03,
 	bit_run_bench_napi,
 	bit_run_bench_cross_cpu,
+	bit_run_bench_dma,
 };
 
 #define bit(b)		(1 << (b))
@@ -63,6 +75,7 @@ MODULE_PARM_DESC(loops, "Specify loops bench will run");
 static int bench_cpu;		/* the CPU the tests run on */
 static bool bench_stop;		/* the loading process was killed */
 static unsigned int bench_failed;
+static struct device *bench_dma_dev;
 static DECLARE_COMPLETION(bench_done);
 
 static void bench_fail(const char *name, const char *why)
@@ -309,6 +322,7 @@ struct bench_test {
 	bool pool;		/* on a page_pool of its own */
 	enum bench_path expect;	/* where its returned pages go */
 	bool napi;		/* the pool has bench_napi */
+	bool dma;		/* the pool DMA-maps for bench_dma_dev */
 	int (*func)(struct time_bench_record *rec, void *data);
 };
 
@@ -393,6 +407,34 @@ static const struct bench_test bench_tests[] = {
 		.expect = path_ring,
 		.napi = true,
 		.func = time_bench_bh_page_pool05_napi_remote,
+	},
+	/* Process context, pages DMA-mapped and synced for the device */
+	{
+		.name = "no-softirq-page_pool01_dma",
+		.bit = bit_run_bench_dma,
+		.mult = 1,
+		.pool = true,
+		.expect = path_cached,
+		.dma = true,
+		.func = time_bench_page_pool01_fast_path,
+	},
+	{
+		.name = "no-softirq-page_pool02_dma",
+		.bit = bit_run_bench_dma,
+		.mult = 1,
+		.pool = true,
+		.expect = path_ring,
+		.dma = true,
+		.func = time_bench_page_pool02_ptr_ring,
+	},
+	{
+		.name = "no-softirq-page_pool03_dma",
+		.bit = bit_run_bench_dma,
+		.mult = 1,
+		.pool = true,
+		.expect = path_released,
+		.dma = true,
+		.func = time_bench_page_pool03_slow,
 	},
 };
 
@@ -480,6 +522,17 @@ static void bench_run(const struct bench_test *t)
 
 	if (t->napi)
 		pp_params.napi = &bench_napi;
+	if (t->dma && !bench_dma_dev) {
+		pr_info("Skip:%s no device to DMA-map for\n", t->name);
+		return;
+	}
+	if (t->dma) {
+		/* An RX pool: mapped from the device, synced on recycling */
+		pp_params.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
+		pp_params.dev = bench_dma_dev;
+		pp_params.dma_dir = DMA_FROM_DEVICE;
+		pp_params.max_len = PAGE_SIZE;
+	}
 	if (t->pool) {
 		run.pp = page_pool_create(&pp_params);
 		if (IS_ERR(run.pp)) {
@@ -497,10 +550,60 @@ static void bench_run(const struct bench_test *t)
 		bench_fail(t->name, run.why ?: "timing failed");
 }
 
+/*
+ * The device the *_dma tests map pages for: no hardware, a 64-bit DMA
+ * mask, so that dma-direct maps without bouncing unless swiotlb=force.
+ */
+#if __has_include(<linux/device/faux.h>)
+static struct faux_device *bench_fdev;
+
+static struct device *bench_dma_dev_create(void)
+{
+	bench_fdev = faux_device_create(KBUILD_MODNAME, NULL, NULL);
+	return bench_fdev ? &bench_fdev->dev : NULL;
+}
+
+static void bench_dma_dev_destroy(void)
+{
+	faux_device_destroy(bench_fdev);
+}
+#else
+static struct platform_device *bench_pdev;
+
+static struct device *bench_dma_dev_create(void)
+{
+	bench_pdev = platform_device_register_simple(KBUILD_MODNAME, -1,
+						     NULL, 0);
+	return IS_ERR(bench_pdev) ? NULL : &bench_pdev->dev;
+}
+
+static void bench_dma_dev_destroy(void)
+{
+	platform_device_unregister(bench_pdev);
+}
+#endif
+
+static void bench_dma_dev_setup(void)
+{
+	struct device *dev = bench_dma_dev_create();
+
+	if (!dev)
+		return;
+	if (dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64))) {
+		bench_dma_dev_destroy();
+		return;
+	}
+	bench_dma_dev = dev;
+	pr_info("DMA: device %s, direction from-device, sync for device %lu bytes (max_len) on recycling\n",
+		dev_name(dev), PAGE_SIZE);
+}
+
 static int run_benchmark_tests(void *arg)
 {
 	int i;
 
+	if (enabled(bit_run_bench_dma))
+		bench_dma_dev_setup();
 	for (i = 0; i < ARRAY_SIZE(bench_tests); i++) {
 		if (READ_ONCE(bench_stop))
 			break;
@@ -509,6 +612,8 @@ static int run_benchmark_tests(void *arg)
 	}
 	if (enabled(bit_run_bench_cross_cpu) && !READ_ONCE(bench_stop))
 		bench_failed += bench_cross_cpu(loops, &bench_stop);
+	if (bench_dma_dev)
+		bench_dma_dev_destroy();
 	/* Exit even if init returned and the module is going away */
 	kthread_complete_and_exit(&bench_done, 0);
 }
