@@ -313,9 +313,8 @@ run_target()
 	case $target in
 	current | arm64)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
-		# The series is applied as the patches one would send: made
-		# against the newest Debian source (series/export.sh's base).
-		fetch_newest_source
+		# The series' patches apply to the source the lock pins.
+		fetch_current_source
 		base=$KSRC_PRISTINE
 		if [ -n "$KSRC" ]; then
 			KSRC_PRISTINE=$KSRC

@@ -18,8 +18,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
-KSRC=${KSRC:-$(runner_source 'linux-source-7.2*')}
-[ -n "$KSRC" ] || KSRC=$(runner_source 'linux-source-[0-9]*')
+KSRC=${KSRC:-$(pinned_source)}
 BENCH=$REPO/tools/testing/selftests/net/bench
 DRIVER=$BENCH/test_bench_page_pool.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/driver_tests.XXXXXX") || exit 1

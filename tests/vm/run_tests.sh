@@ -52,7 +52,7 @@ check_ktap()
 	fi
 	expect_no_grep "$target ($2): no ' # SKIP' in the passing page_pool run" \
 		"$log.bench" ' # SKIP'
-	if (cd "$OUT" && python3 "$(runner_source 'linux-source-7.2*')/tools/testing/kunit/kunit.py" \
+	if (cd "$OUT" && python3 "$(pinned_source)/tools/testing/kunit/kunit.py" \
 		parse "$log.bench") >"$log.kunit" 2>&1 &&
 	   ! grep -qiE 'error|crashed' "$log.kunit"; then
 		ok "$target ($2): kunit.py parses the page_pool KTAP"
