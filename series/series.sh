@@ -72,7 +72,7 @@ base_tree()
 
 	[ -n "$t" ] || t=$("$repo/vmtest/vmtest.sh" -t current --stop-after fetch |
 			   sed -n 's/^current src=\([^ ]*\).*/\1/p')
-	[ -f "$t/Makefile" ] && [ -f "$t/MAINTAINERS" ] ||
+	{ [ -f "$t/Makefile" ] && [ -f "$t/MAINTAINERS" ]; } ||
 		die "no pristine kernel tree (SERIES_BASE '${SERIES_BASE:-}', runner: '$t')"
 	realpath "$t"
 }
@@ -157,7 +157,8 @@ make_base()
 	who=${who:+$(identity "$who")}
 	[ -n "$who" ] || who=$(git -C "$repo" var GIT_COMMITTER_IDENT | sed 's/> .*/>/')
 	git -C "$dir" config user.name "${who% <*}"
-	git -C "$dir" config user.email "$(sed 's/.*<\(.*\)>/\1/' <<<"$who")"
+	who=${who#* <}
+	git -C "$dir" config user.email "${who%>}"
 	git -C "$dir" config format.useAutoBase false
 	# Debian's top-level .gitignore ends with "/*" (its packaging), which
 	# would hide every new file: upstream's part of it goes to the
@@ -469,6 +470,7 @@ cmd_nipa()
 {
 	local tree work s rc=0
 
+	# shellcheck disable=SC2086 # a list of names
 	[ $# -gt 0 ] || set -- $ORDER
 	tree=$(base_tree)
 	work=$WORK
