@@ -87,7 +87,7 @@ def address(path, to, cc):
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__.split('\n\n')[1])
-    gitdir, tree, out = sys.argv[1:]
+    gitdir, tree, out = sys.argv[1], sys.argv[2], sys.argv[3]
     files = sorted(glob.glob(os.path.join(out, '[0-9][0-9][0-9][0-9]-*.patch')))
     cover, files = files[0], files[1:]
     commits = git(gitdir, 'rev-list', '--reverse', 'base..HEAD').split()

@@ -109,9 +109,9 @@ unfold_from()
 
 # base_files TREE: what the base commit holds, besides --full: every
 # path the series touch or the project has, the other files of their
-# directories, the top level, scripts/ (checkpatch.pl, get_maintainer.pl)
-# and the top directories' Kconfig and Makefile (get_maintainer.pl wants
-# to see a kernel tree).
+# directories, the top level, scripts/ (checkpatch.pl, get_maintainer.pl),
+# the top directories' Kconfig and Makefile (get_maintainer.pl and
+# checkpatch.pl want to see a kernel tree) and the headers the series test.
 base_files()
 {
 	local tree=$1 p d
@@ -132,7 +132,8 @@ base_files()
 	done
 	(cd "$tree" && find . -maxdepth 1 -type f -printf '%P\n' &&
 		find scripts -type f &&
-		find . -mindepth 2 -maxdepth 2 \( -name Kconfig -o -name Makefile \) -printf '%P\n')
+		find . -mindepth 2 -maxdepth 2 \( -name Kconfig -o -name Makefile \) -printf '%P\n' &&
+		find include/linux/ptr_ring.h include/net/page_pool -type f)
 }
 
 # make_base TREE DIR [--full]: DIR a git repository whose commit 'base'

@@ -210,7 +210,7 @@ def add_to_toctree(text, page):
     return '\n'.join(lines)
 
 
-def entries(base_text, text):
+def added_entries(base_text, text):
     """The MAINTAINERS entries TEXT adds to BASE_TEXT, as the project
     keeps them: a new entry whole, an existing one as its title and the
     lines added to it, in TEXT's order."""
@@ -285,7 +285,7 @@ def main():
         if args.header and os.path.exists(args.header):
             head = [b for b in blocks(read(args.header).strip('\n'))
                     if not is_entry(b)][:1]
-        print('\n\n'.join(head + entries(*(read(f) for f in args.entries))))
+        print('\n\n'.join(head + added_entries(*(read(f) for f in args.entries))))
         return
     if not args.series:
         ap.error('--series is required')
