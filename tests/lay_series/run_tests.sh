@@ -235,3 +235,4 @@ after=$(cd "$src" && find . -type f -printf '%p %i %s %T@\n' | sort |
 	sha256sum; cat MAINTAINERS tools/testing/selftests/Makefile | sha256sum)
 check "the source tree is unchanged (inodes, sizes, mtimes, content)" \
 	test "$before" = "$after"
+tests_done lay_series
