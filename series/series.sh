@@ -299,6 +299,7 @@ cmd_export()
 	prefix="PATCH $name"
 	[ ! -f "$old" ] || prefix=$(sed -n 's/^Subject: \[\(.*\) 0*0\/[0-9]*\].*/\1/p' "$old")
 	work=$WORK
+	[ -n "$(git -C "$dir" rev-list base..HEAD)" ] || die "$dir has no commit after base"
 	git -C "$dir" format-patch -q --zero-commit --no-signature --notes \
 		--cover-letter --subject-prefix="$prefix" -o "$work/out" base..HEAD
 	fill_cover "$work/out/0000-cover-letter.patch" "$old"
