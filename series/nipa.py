@@ -67,6 +67,8 @@ CP_FLAGS = ['--strict', '--codespell', '--max-line-length=80',
 # Debian's codespell (checkpatch.pl looks for codespell_lib with the
 # python3 on PATH; Debian's has it, and python3-ply for spdxcheck.py)
 CP_ENV = dict(os.environ, PATH='/usr/bin:/bin:' + os.environ.get('PATH', ''))
+CODESPELL = ('/usr/share/codespell/dictionary.txt',
+             '/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt')
 # tests/patch/deprecated_api/deprecated_api.sh
 DEPRECATED_ERRORS = ['module_param']
 DEPRECATED_WARNINGS = [r'\Wdev_hold\(', r'\Wdev_put\(', r'\Wput_net\(',
@@ -97,6 +99,9 @@ def changed(tree, rev, filt, suffix):
 
 def checkpatch(tree):
     """NIPA's checkpatch.sh on the commit at HEAD."""
+    if not any(os.path.exists(d) for d in CODESPELL):
+        return Result('checkpatch', FAIL, "no codespell dictionary for "
+                      "--codespell (apt-get install codespell)")
     p = subprocess.run(['./scripts/checkpatch.pl', '-g', 'HEAD'] + CP_FLAGS,
                        cwd=tree, capture_output=True, text=True, env=CP_ENV,
                        check=False)

@@ -287,7 +287,6 @@ result()
 cmd_export()
 {
 	local name=${1:-} dir=${2:-} prefix work p n old
-	local -a list
 
 	[ -n "$dir" ] || usage
 	known "$name"
@@ -310,7 +309,10 @@ cmd_export()
 	echo "series.sh: series/$name: a cover letter and $n patches"
 
 	# The project's files: what the base plus both series give.
-	mapfile -t list < <(for s in $ORDER; do patches_of "$s"; done)
+	for p in $ORDER; do
+		[ -n "$(patches_of "$p")" ] ||
+			die "series/$p has no patches: the project's files were left as they are"
+	done
 	result "$(base_tree)" "$work" || die "the series do not apply to the base"
 	while read -r p; do
 		case $p in
@@ -463,6 +465,8 @@ cmd_check()
 		fi
 		echo "# diffstat of series/$s:"
 		git -C "$work/both" diff --stat=72 "$prev" "$s" | sed 's/^/#   /'
+		echo "# series/$s: $(git -C "$work/both" rev-list --count "$prev..$s") patches,$(
+			git -C "$work/both" diff --shortstat "$prev" "$s" | cut -d, -f2-)"
 		prev=$s
 	done
 	exit "$bad"

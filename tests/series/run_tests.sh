@@ -34,11 +34,31 @@ export SERIES_BASE=$ksrc
 # --codespell) and ply (its spdxcheck.py), for Debian's python3.
 if [ ! -f /usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt ] ||
    ! /usr/bin/python3 -c 'import ply' 2>/dev/null; then
-	if is_root; then
-		(VMTEST_LOGS=$OUT apt_install codespell python3-ply) >/dev/null 2>&1 ||
-			echo "# installing codespell and python3-ply failed (see $OUT/apt-*.log)"
-	fi
+	(
+		# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/common.sh
+		. "$REPO/vmtest/lib/common.sh"
+		# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/packages.sh
+		. "$REPO/vmtest/lib/packages.sh"
+		VMTEST_LOGS=$OUT
+		is_root && apt_install codespell python3-ply
+	) >/dev/null 2>&1 ||
+		echo "# installing codespell and python3-ply failed (see $OUT/apt-*.log)"
 fi
+
+# ---- the pin ---------------------------------------------------------------
+# A pinned version Debian dropped: exit 2, naming the newest and the
+# command that moves the pin; update-lock.sh moves it.
+printf '# test\nlinux-source-7.3 7.3.0-0\n' >"$work/lock"
+SOURCES_LOCK=$work/lock "$VMTEST" -t current --stop-after fetch >"$work/pin.log" 2>&1
+check "a pinned version gone from Debian's index: exit 2" test $? -eq 2
+expect_grep "naming the newest and the command that moves the pin" "$work/pin.log" \
+	'linux-source-7.3 7.3.0-0 .* is gone from Debian.s index; the newest is linux-source-[0-9.]+ [^ ]+: run vmtest/update-lock.sh'
+newest=$(sed -n 's/.*the newest is \(linux-source-[^ ]* [^:]*\): run .*/\1/p' "$work/pin.log")
+SOURCES_LOCK=$work/lock "$REPO/vmtest/update-lock.sh" >"$work/lock.log" 2>&1
+check "update-lock.sh moves the pin to it ($newest), comments kept" \
+	test "$(cat "$work/lock")" = "$(printf '# test\n%s' "$newest")"
+check "the lock pins the source the series is based on" \
+	test -d "$ksrc" -a "$(basename "$ksrc")" = "$(awk '$1 ~ /^linux-source/ { print $1 "-" $2 }' "$REPO/vmtest/sources.lock")"
 
 # ---- a synthetic series, in a copy of the series tooling -------------
 # proj: series.sh, lay_series.py and the lock, with project files made
