@@ -1,20 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Export the series with the cover letter's results measured: two
-# deterministic boots (vmtest.sh -D: QEMU -icount, instruction counts that
-# repeat from boot to boot) of the same built 7.x kernel, one loading the
-# base tree's own bench_page_pool.ko (upstream's, built here against that
-# kernel) and printing its "Type:" lines, one running the series'
-# selftests; then export.sh --before JOB --results JOB.
+# The cover letter's results, measured: two deterministic boots (vmtest.sh
+# -D: QEMU -icount, instruction counts that repeat from boot to boot) of
+# the same built 7.x kernel, one loading the base tree's own
+# bench_page_pool.ko (upstream's, built here against that kernel) and
+# printing its "Type:" lines, one running the series' selftests; then
+# results.py --before JOB --fill series/net-next/0000-cover-letter.patch
+# JOB writes the table into the committed cover letter (commit it; then
+# series.sh send).
 #
-# usage: series/measure.sh OUTDIR [--kdir DIR] [--tree DIR] [EXPORT-OPTION...]
+# usage: series/measure.sh [--kdir DIR] [--tree DIR]
 #   --kdir DIR  the built kernel to boot (default: the runner's build of
 #               the current target, 'vmtest.sh -t current --stop-after
 #               build', which builds it when it is missing)
 #   --tree DIR  the pristine tree the series applies to (default: the
-#               runner's newest source); upstream's module is its
+#               runner's pinned source); upstream's module is its
 #               tools/testing/selftests/net/bench/page_pool
-#   other options go to export.sh (--maintainers, --git DIR)
 #
 # Upstream's module is built in VMTEST_CACHE/upstream-bench, which the
 # guest can read (it replaces /tmp with its own).
@@ -37,20 +38,15 @@ die()
 	exit 1
 }
 
-out='' kdir='' tree=''
-opts=()
+kdir='' tree=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kdir) kdir=${2:?}; shift 2 ;;
 	--tree) tree=${2:?}; shift 2 ;;
-	--git) opts+=("$1" "${2:?}"); shift 2 ;;
-	--maintainers) opts+=("$1"); shift ;;
 	-h | --help) usage ;;
-	-*) echo "measure.sh: unknown option $1" >&2; usage ;;
-	*) [ -z "$out" ] || usage; out=$1; shift ;;
+	*) echo "measure.sh: unknown argument $1" >&2; usage ;;
 	esac
 done
-[ -n "$out" ] || usage
 
 # record PHASE KEY: KEY's value in the runner's record of the current
 # target after PHASE (src= after fetch, kdir= after build).
@@ -93,5 +89,6 @@ after=$(boot "$up/series-boot.log")
 [ -n "$after" ] || die "no job in $up/series-boot.log"
 echo "measure.sh: upstream's module in $before, the series in $after" >&2
 
-"$series/export.sh" "$out" --tree "$tree" --before "$before" \
-	--results "$after" "${opts[@]}"
+cover=$series/net-next/0000-cover-letter.patch
+python3 "$series/results.py" --before "$before" --fill "$cover" "$after"
+echo "measure.sh: the table is in $cover" >&2

@@ -4,8 +4,8 @@
 
 usage: series/recipients.py GITDIR TREE OUTDIR
 
-GITDIR is the repository export.sh made (branch 'series', one commit per
-patch), TREE the pristine kernel tree, OUTDIR the format-patch files.
+GITDIR is a repository series.sh import made (tag 'base', then one commit
+per patch), TREE the pristine kernel tree, OUTDIR the patch files.
 Each patch gets To: and Cc: headers from scripts/get_maintainer.pl run on
 it against MAINTAINERS as that patch leaves it (what NIPA's cc_maintainers
 runs in the tree the patch is applied to): maintainers and supporters in
@@ -36,7 +36,7 @@ ROLE = re.compile(r'^([^<(]*<[^>]*>|\S+) \((.*)\)$')
 
 
 def git(gitdir, *args):
-    return subprocess.run(['git', '--git-dir', gitdir] + list(args),
+    return subprocess.run(['git', '-C', gitdir] + list(args),
                           check=True, capture_output=True).stdout
 
 
@@ -87,10 +87,10 @@ def address(path, to, cc):
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__.split('\n\n')[1])
-    gitdir, tree, out = sys.argv[1:]
+    gitdir, tree, out = sys.argv[1], sys.argv[2], sys.argv[3]
     files = sorted(glob.glob(os.path.join(out, '[0-9][0-9][0-9][0-9]-*.patch')))
     cover, files = files[0], files[1:]
-    commits = git(gitdir, 'rev-list', '--reverse', 'series').split()[1:]
+    commits = git(gitdir, 'rev-list', '--reverse', 'base..HEAD').split()
     if len(commits) != len(files):
         sys.exit('recipients.py: %d commits, %d patches' %
                  (len(commits), len(files)))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The cover letter's results table, from vmtest.sh job directories.
 
-usage: series/results.py [--before JOB] JOB...
+usage: series/results.py [--before JOB] [--fill COVER] JOB...
 
 A JOB is the directory a run of vmtest/vmtest.sh printed ("results in
 ..."; CACHE/jobs/TARGET is the newest of a target): its result file says
@@ -21,6 +21,10 @@ command loaded the base tree's own bench_page_pool.ko (series/measure.sh
 does it) and printed its "Type:" lines; the figure of each is its
 tsc_interval (-icount: instructions) or time_interval (ns) over its
 invoke count, the mean per element as our module reports it.
+
+--fill COVER writes the table into a cover letter (a series' committed
+0000-cover-letter.patch) instead of printing it: in place of a line
+"@RESULTS@", or of the table an earlier --fill wrote there.
 """
 
 import glob
@@ -169,14 +173,53 @@ def table(jobs, before=None):
     return '\n'.join(out)
 
 
+HEAD = 'One vmtest/vmtest.sh run per column; figures per element'
+
+
+def fill(cover, text):
+    """TEXT in place of COVER's @RESULTS@ line or of its earlier table:
+    from its first line to the last line that is blank, indented or one
+    of the table's own."""
+    with open(cover, encoding='utf-8') as f:
+        lines = f.read().split('\n')
+    own = set(UNITS.split('\n')) | {'or item (ptr_ring):', 'first):'}
+    if '@RESULTS@' in lines:
+        start = lines.index('@RESULTS@')
+        end = start + 1
+    else:
+        start = next((i for i, ln in enumerate(lines)
+                      if ln.startswith(HEAD)), None)
+        if start is None:
+            fail('%s has no @RESULTS@ line and no results table' % cover)
+        end = start + 1
+        for i in range(start + 1, len(lines)):
+            ln = lines[i]
+            if ln and not ln.startswith((' ', '\t', 'Environment of ')) \
+               and ln not in own:
+                break
+            if ln.strip():
+                end = i + 1
+    lines[start:end] = text.split('\n')
+    with open(cover, 'w', encoding='utf-8') as f:
+        f.write('\n'.join(lines))
+
+
 def main():
-    args, before = sys.argv[1:], None
-    if args[:1] == ['--before'] and len(args) > 1:
-        before, args = os.path.abspath(args[1]), args[2:]
+    args, before, cover = sys.argv[1:], None, None
+    while args[:1] in (['--before'], ['--fill']) and len(args) > 1:
+        if args[0] == '--before':
+            before = os.path.abspath(args[1])
+        else:
+            cover = args[1]
+        args = args[2:]
     if not args or args[0].startswith('-'):
         print(__doc__.split('\n\n')[1], file=sys.stderr)
         sys.exit(2)
-    print(table([os.path.abspath(j) for j in args], before))
+    text = table([os.path.abspath(j) for j in args], before)
+    if cover:
+        fill(cover, text)
+    else:
+        print(text)
 
 
 if __name__ == '__main__':

@@ -131,6 +131,15 @@ runner_source()
 		sort -V | tail -n 1
 }
 
+# The kernel source vmtest/sources.lock pins (the current target's, the
+# series' base), where the runner unpacks it; it may not be there yet.
+pinned_source()
+{
+	awk '$1 ~ /^linux-source-[0-9.]+$/ { print $1 "-" $2 }' \
+		"$REPO/vmtest/sources.lock" | sort -V | tail -n 1 |
+		sed "s|^|$VMTEST_CACHE/src/|"
+}
+
 # overlay_ptr_ring KSRC DIR: DIR becomes a tree of symlinks into KSRC whose
 # tools/testing/selftests/ptr_ring is this repository's, and whose
 # tools/virtio/ringtest has this repository's files on top of KSRC's

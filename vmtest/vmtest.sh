@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot kernels under QEMU and run the series' kselftests inside them.
 #
-# Three targets: 'current' builds a minimal kernel from the newest Debian
-# kernel source (or a tree given with --ksrc) with the series applied as
-# patches; 'distro' boots Debian's prebuilt 6.12 kernel, whose headers are
+# Three targets: 'current' builds a minimal kernel from the Debian kernel
+# source vmtest/sources.lock pins (or a tree given with --ksrc) with the
+# series' committed patch files applied; 'distro' boots Debian's prebuilt 6.12 kernel, whose headers are
 # installed on the host, so the module builds with its default KDIR (its
 # tree gets the series' final files: the patches are against 7.x);
 # 'arm64' cross-builds what 'current' builds for arm64 and boots it under
@@ -53,10 +53,10 @@ CACHE/jobs/TARGET.*, and CACHE/jobs/TARGET points to the newest.
                       a root of Debian arm64 packages; --how install
                       only, no -D) (default: both)
   -k, --ksrc DIR      kernel tree for 'current' and 'arm64' (default: the
-                      newest linux-source-X.Y in Debian's newer suites);
+                      linux-source-X.Y vmtest/sources.lock pins);
                       never modified, the runner works on a hard-link copy
-                      to which it applies the series' patches (made
-                      against that newest Debian source)
+                      to which it applies the series' committed patches
+                      (series/virtio/, series/net-next/)
       --kdir DIR      'current', 'arm64': boot the kernel already built
                       in DIR (DIR/arch/x86/boot/bzImage or
                       DIR/arch/arm64/boot/Image, modules built against
@@ -300,9 +300,8 @@ run_target()
 	case $target in
 	current | arm64)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
-		# The series is applied as the patches one would send: made
-		# against the newest Debian source (series/export.sh's base).
-		fetch_newest_source
+		# The series' patches apply to the source the lock pins.
+		fetch_current_source
 		base=$KSRC_PRISTINE
 		if [ -n "$KSRC" ]; then
 			KSRC_PRISTINE=$KSRC

@@ -31,9 +31,9 @@ set -u
 
 # The newest kernel source the QEMU runner unpacked (for checkpatch.pl);
 # fetched when missing.
-[ -n "${KSRC:-}" ] || [ -n "$(runner_source 'linux-source-[0-9]*')" ] ||
+[ -n "${KSRC:-}" ] || [ -d "$(pinned_source)" ] ||
 	"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
-KSRC=${KSRC:-$(runner_source 'linux-source-[0-9]*')}
+KSRC=${KSRC:-$(pinned_source)}
 BENCH=$REPO/ab
 CMP=$BENCH/bench_compare.py
 PTR_RING=$REPO/tools/testing/selftests/ptr_ring

@@ -18,7 +18,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
-KSRC=${KSRC:-$(runner_source 'linux-source-7.[0-9]*')}
+KSRC=${KSRC:-$(pinned_source)}
 # 6.12's ktap_helpers.sh too: the distro target's tree (fetched once)
 [ -n "$(runner_source 'linux-source-6.12*')" ] ||
 	"$VMTEST" -t distro --stop-after fetch >>"$OUT/prepare.log" 2>&1

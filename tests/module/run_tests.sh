@@ -109,7 +109,7 @@ else
 fi
 if [ -n "$current_kdir" ]; then
 	build_at_w1 "tree-$(basename "$current_kdir")" "$current_kdir"
-	nipa_build "$(runner_source 'linux-source-7.2*')" "$current_kdir"
+	nipa_build "$(pinned_source)" "$current_kdir"
 else
 	not_ok "current kernel tree prepared and built" "see $OUT/prepare.log"
 fi

@@ -53,11 +53,11 @@ set -u
 # The kernel sources the QEMU runner unpacks (fetched on a cold machine;
 # nothing is built).
 if [ -z "${KSRC_NEW:-}${KSRC_OLD:-}" ] &&
-   { [ -z "$(runner_source 'linux-source-[0-9]*')" ] ||
+   { [ ! -d "$(pinned_source)" ] ||
      [ -z "$(runner_source 'linux-source-6.12-*')" ]; }; then
 	"$VMTEST" --stop-after fetch >>"$OUT/prepare.log" 2>&1
 fi
-KSRC_NEW=${KSRC_NEW:-$(runner_source 'linux-source-[0-9]*')}
+KSRC_NEW=${KSRC_NEW:-$(pinned_source)}
 KSRC_OLD=${KSRC_OLD:-$(runner_source 'linux-source-6.12-*')}
 CC=${CC:-gcc}
 MUTANT_SEC=30

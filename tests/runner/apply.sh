@@ -1,19 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The current target's tree gets the series as patches (no VM, no
-# kernel): a forced re-apply leaves the pristine source as it was, and
-# gives the series paths that laying the files over the same source
-# gives; a second run exports and applies nothing and leaves the tree's
-# files alone; a tree the series does not apply to stops the runner,
-# naming the patch; without a git identity the export signs off as the
-# runner.
+# The current target's tree gets the series' committed patch files (no
+# VM, no kernel): a forced re-apply leaves the pristine source as it was,
+# and gives the series paths that laying the files over the same source
+# gives; a second run applies nothing and leaves the tree's files alone;
+# a tree the series does not apply to stops the runner, naming the
+# patch; a shallow clone of the project prepares the tree without any
+# git identity and without series/'s scripts.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
 work=$(mktemp -d "$OUT/apply.XXXXXX")
 fake=$work/fake-linux
-trap 'rm -rf "$work" "$VMTEST_CACHE/trees/${fake##*/}-"*' EXIT
+trap 'rm -rf "$work" "$VMTEST_CACHE/trees/${fake##*/}"*' EXIT
 
 read -r src tree < <("$VMTEST" -t current --stop-after tree 2>>"$OUT/prepare.log" |
 		     sed -n 's/^current src=\([^ ]*\) tree=\([^ ]*\)$/\1 \2/p')
@@ -70,11 +70,10 @@ else
 	not_ok "patching and laying give the same paths" "$diffs"
 fi
 
-# A warm run: nothing exported, applied or rewritten.
+# A warm run: nothing applied or rewritten.
 farm=$(state "$tree")
 expect_rc "a warm run" 0 "$work/warm.log" "$VMTEST" -t current --stop-after tree
-expect_no_grep "it exports and applies nothing" "$work/warm.log" \
-	'exporting|applying'
+expect_no_grep "it applies nothing" "$work/warm.log" 'applying'
 check "the tree's series paths are left alone" test "$farm" = "$(state "$tree")"
 
 # A tree whose ringtest ptr_ring.c is not upstream's: the first patch,
@@ -83,25 +82,26 @@ while read -r p; do
 	[ -e "$src/$p" ] || continue
 	mkdir -p "$(dirname "$fake/$p")" && ln "$src/$p" "$fake/$p"
 done <"$tree.paths"
-printf 'mrproper:\n\t@:\n' >"$fake/Makefile"
+printf 'mrproper:\n\t@:\nkernelversion:\n\t@echo 7.3.4\n' >"$fake/Makefile"
+cp -al "$fake" "$fake.ok"
 rm "$fake/tools/virtio/ringtest/ptr_ring.c"
 echo '/* not upstream */' >"$fake/tools/virtio/ringtest/ptr_ring.c"
 expect_rc "a tree the series does not apply to: exit 1" 1 "$work/fail.log" \
 	"$VMTEST" -t current --ksrc "$fake" --stop-after tree
 expect_grep "the runner says the series does not apply, and to what" \
-	"$work/fail.log" "error: the series, exported against .*, does not apply to $fake"
+	"$work/fail.log" "error: the series does not apply to $fake"
 expect_grep "the patch that does not apply is named" "$work/fail.log" \
-	'0001-.*\.patch does not apply'
+	'series/virtio/0001-.*\.patch does not apply'
 
-# No git identity configured: the patches are the runner's.
-mkdir -p "$work/home" "$work/export"
+# A shallow clone, no git identity, series/'s scripts gone: the runner
+# still applies the patch files (it never runs series/).
+git clone -q --depth 1 "file://$REPO" "$work/clone" 2>/dev/null
+rm -f "$work/clone/series/"*.sh "$work/clone/series/"*.py
+mkdir -p "$work/home"
 env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL -u GIT_COMMITTER_NAME \
 	-u GIT_COMMITTER_EMAIL HOME="$work/home" XDG_CONFIG_HOME="$work/home" \
-	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_COUNT=1 \
-	GIT_CONFIG_KEY_0=user.useConfigOnly GIT_CONFIG_VALUE_0=true \
-	SERIES_BASE="$src" "$TESTS_DIR/runner/stage.sh" export "$work/export" \
-	>"$work/export.log" 2>&1
-mapfile -t patches < <(find "$work/export/patches" -name '0*.patch' ! -name '0000-*')
-n=$(grep -lx 'Signed-off-by: vmtest <vmtest@localhost>' "${patches[@]}" | wc -l)
-check "no git identity: the export signs off as vmtest ($n of ${#patches[@]})" \
-	test "$n" -gt 0 -a "$n" -eq "${#patches[@]}"
+	GIT_CONFIG_NOSYSTEM=1 \
+	"$work/clone/vmtest/vmtest.sh" -t current --ksrc "$fake.ok" --stop-after tree \
+	>"$work/clone.log" 2>&1
+expect_grep "a shallow clone without series/'s scripts prepares the tree" \
+	"$work/clone.log" '^current src=.* tree='

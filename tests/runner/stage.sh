@@ -3,13 +3,12 @@
 # One stage of the runner, with its libraries as vmtest.sh uses them, for
 # the runner's tests (stand-ins from tests/runner/bin come first in PATH).
 #
-# usage: stage.sh step|stepfn|boot|judge|export JOBDIR
+# usage: stage.sh step|stepfn|boot|judge JOBDIR
 #   step   a build step running 'make'
 #   stepfn a build step running a shell function that runs 'make' (the
 #          runner's make_config and make_farm are functions)
 #   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
 #   judge  judge_vm of JOBDIR's console.log, rc and kmemleak files
-#   export export_series against SERIES_BASE into JOBDIR/patches
 # FAKE_TARGET (default current) names the target whose architecture the
 # guest has. Prints 'rc=N boots=N' at the end.
 
@@ -45,7 +44,6 @@ stepfn)
 	;;
 boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
 judge) judge_vm 0 "$job" ;;
-export) step "exporting" "$job/export.log" export_series "$SERIES_BASE" "$job/patches" ;;
 *) die "unknown stage '$1'" ;;
 esac
 echo "rc=$? boots=$(cat "$job/boots" 2>/dev/null || echo 0)"

@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The series as patches: from a fresh clone, series/export.sh writes the
-# format-patch files against the runner's pristine 7.x source; they apply
-# with 'git am' (series/apply.sh) to a git repository made from that
-# source; checkpatch.pl --strict finds nothing in a patch that its notes
-# do not explain; the applied tree's series paths are what the runner's
-# lay-over makes of the project's files; get_maintainer.pl names the
-# page_pool, virtio and kselftest maintainers, and each patch is addressed
-# to them; NIPA's patch checks (series/nipa.py) pass or are explained in
-# the patch's notes; the cover letter's results table comes from runner
-# jobs (canned here); series.py key follows the series, not the tooling.
-# No kernel is built.
+# The series as committed patch files (series/series.sh), no kernel built.
+# On a small synthetic series made here from the pinned base's files, in
+# a copy of the project's series tooling: import and export round-trip
+# byte for byte (notes included); check passes, and fails naming the
+# file when a project file drifts, and naming both patches when a later
+# patch undoes an earlier one's line; send refuses an identity in a
+# reserved domain, saying how to set one, and stamps the sender's. On the
+# real series: base + virtio + net-next == the project's files; each
+# patch's userspace parts build; NIPA's checks (series/nipa.py) pass per
+# patch but for exceptions named in the notes; send --maintainers
+# addresses every patch. The cover letter's results table from canned
+# runner jobs (results.py).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -18,65 +19,277 @@
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Only unpacks the newest Debian source (cached); builds nothing.
-ksrc=$("$VMTEST" -t current --stop-after fetch 2>>"$OUT/prepare.log" |
-       sed -n 's/^current src=\([^ ]*\).*/\1/p')
-if [ -z "$ksrc" ] || [ ! -f "$ksrc/MAINTAINERS" ]; then
-	not_ok "the runner's 7.x source is there" "see $OUT/prepare.log"
+# Only unpacks the pinned Debian source (cached); builds nothing.
+ksrc=$(pinned_source)
+[ -f "$ksrc/MAINTAINERS" ] ||
+	"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
+if [ ! -f "$ksrc/MAINTAINERS" ]; then
+	not_ok "the pinned 7.x source is there ($ksrc)" "see $OUT/prepare.log"
 	tests_done series
 	exit
 fi
+export SERIES_BASE=$ksrc
 
-# A fresh clone, under an identity of its own: the sign-offs must be
-# the exporting user's, not a name written into the series.
-clone=$work/clone
-check "the repository clones" git clone -q "$REPO" "$clone"
-git -C "$clone" config user.name "Series Tester"
-git -C "$clone" config user.email "series-tester@example.org"
-sob='Signed-off-by: Series Tester <series-tester@example.org>'
-
-out=$work/out
-expect_rc "export.sh --maintainers writes the series from the fresh clone" 0 \
-	"$work/export.log" "$clone/series/export.sh" "$out" --tree "$ksrc" \
-	--maintainers || { tests_done series; exit; }
-mapfile -t patches < <(find "$out" -name '[0-9][0-9][0-9][0-9]-*.patch' \
-		       ! -name '0000-*' | sort)
-n=${#patches[@]}
-cover=$out/0000-cover-letter.patch
-
-check "there is a cover letter" test -s "$cover"
-if [ "$n" -ge 1 ] && [ "$n" -le 15 ]; then
-	ok "$n patches, within netdev's 15"
-else
-	not_ok "1 to 15 patches" "$n patches"
+# NIPA's tools, from Debian, when missing: pylint, shellcheck, codespell
+# (checkpatch.pl --codespell) and ply (its spdxcheck.py) for Debian's
+# python3; ruff comes from sid (ensure_ruff).
+missing=()
+command -v pylint >/dev/null || missing+=(pylint)
+command -v shellcheck >/dev/null || missing+=(shellcheck)
+[ -f /usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt ] ||
+	missing+=(codespell)
+/usr/bin/python3 -c 'import ply' 2>/dev/null || missing+=(python3-ply)
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "# installing ${missing[*]}"
+	(
+		# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/common.sh
+		. "$REPO/vmtest/lib/common.sh"
+		# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/packages.sh
+		. "$REPO/vmtest/lib/packages.sh"
+		VMTEST_LOGS=$OUT
+		is_root && apt_install "${missing[@]}"
+	) >/dev/null 2>&1 ||
+		echo "# installing ${missing[*]} failed (see $OUT/apt-*.log)"
 fi
 
-# Subjects: numbered net-next patches, in upstream's prefixes.
-bad=$(for p in "${patches[@]}"; do
-	s=$(sed -n 's/^Subject: //p' "$p" | head -n 1)
-	[[ $s =~ ^\[PATCH\ net-next\ [0-9]+/$n\]\ (selftests:\ (pp-bench|ptr_ring):\ |tools/virtio:\ ringtest:\ |Documentation:\ networking:\ ) ]] ||
-		echo "${p##*/}: $s"
+# ---- the pin ---------------------------------------------------------------
+# A pinned version Debian dropped: exit 2, naming the newest and the
+# command that moves the pin; update-lock.sh moves it.
+printf '# test\nlinux-source-7.3 7.3.0-0\n' >"$work/lock"
+SOURCES_LOCK=$work/lock "$VMTEST" -t current --stop-after fetch >"$work/pin.log" 2>&1
+check "a pinned version gone from Debian's index: exit 2" test $? -eq 2
+expect_grep "naming the newest and the command that moves the pin" "$work/pin.log" \
+	'linux-source-7.3 7.3.0-0 .* is gone from Debian.s index; the newest is linux-source-[0-9.]+ [^ ]+: run vmtest/update-lock.sh'
+newest=$(sed -n 's/.*the newest is \(linux-source-[^ ]* [^:]*\): run .*/\1/p' "$work/pin.log")
+SOURCES_LOCK=$work/lock "$REPO/vmtest/update-lock.sh" >"$work/lock.log" 2>&1
+check "update-lock.sh moves the pin to it ($newest), comments kept" \
+	test "$(cat "$work/lock")" = "$(printf '# test\n%s' "$newest")"
+check "the lock pins the source the series is based on" \
+	test -d "$ksrc" -a "$(basename "$ksrc")" = "$(awk '$1 ~ /^linux-source/ { print $1 "-" $2 }' "$REPO/vmtest/sources.lock")"
+
+# ---- a synthetic series, in a copy of the series tooling -------------
+# proj: series.sh, lay_series.py and the lock, with project files made
+# from the base: virtio changes ringtest's Makefile, net-next adds a file
+# and a MAINTAINERS line.
+proj=$work/proj
+mkdir -p "$proj/series" "$proj/vmtest/lib"
+cp "$REPO/series/series.sh" "$proj/series/"
+cp "$REPO/vmtest/lib/lay_series.py" "$proj/vmtest/lib/"
+git -C "$proj" init -q
+git -C "$proj" config user.name "Project Identity"
+git -C "$proj" config user.email "project@users.noreply.example"
+# The project carries ringtest's Makefile (as upstream has it, so far).
+mkdir -p "$proj/tools/virtio/ringtest"
+cp "$ksrc/tools/virtio/ringtest/Makefile" "$proj/tools/virtio/ringtest/"
+ss=$proj/series/series.sh
+sv=$work/v
+sn=$work/n
+expect_rc "import of a series with no patches yet: the base alone" 0 \
+	"$work/import0.log" "$ss" import virtio "$sv"
+check "the base is one commit, tagged base" \
+	test "$(git -C "$sv" rev-list --count HEAD)" = 1 -a \
+	"$(git -C "$sv" rev-parse HEAD)" = "$(git -C "$sv" rev-parse base)"
+check "the base has what the tools need (checkpatch.pl, get_maintainer.pl, MAINTAINERS)" \
+	test -f "$sv/scripts/checkpatch.pl" -a -f "$sv/scripts/get_maintainer.pl" \
+	-a -f "$sv/MAINTAINERS"
+echo '# a synthetic change' >>"$sv/tools/virtio/ringtest/Makefile"
+git -C "$sv" commit -qs -am 'ringtest: a synthetic change'
+git -C "$sv" notes add -m 'NIPA: checkpatch: a synthetic note' HEAD
+"$ss" import net-next "$sn" >/dev/null
+mkdir -p "$sn/tools/testing/selftests/net/bench"
+printf 'one\ntwo\n' >"$sn/tools/testing/selftests/net/bench/synthetic.txt"
+git -C "$sn" add -A && git -C "$sn" commit -qs -m 'selftests: net: bench: a synthetic file'
+sed -i 's|^F:\tnet/core/page_pool.c$|&\nF:\ttools/testing/selftests/net/bench/synthetic.txt|' \
+	"$sn/MAINTAINERS"
+printf 'three\n' >>"$sn/tools/testing/selftests/net/bench/synthetic.txt"
+git -C "$sn" commit -qs -am 'selftests: net: bench: a line more, and its maintainers'
+expect_rc "export virtio" 0 "$work/export-v.log" "$ss" export virtio "$sv"
+expect_rc "export net-next" 0 "$work/export-n.log" "$ss" export net-next "$sn"
+check "export writes a cover letter and the patches" \
+	test -f "$proj/series/virtio/0000-cover-letter.patch" -a \
+	"$(find "$proj/series/net-next" -name '000[12]-*.patch' | wc -l)" = 2
+check "export copies the resulting files into the project" \
+	cmp "$sn/tools/testing/selftests/net/bench/synthetic.txt" \
+	"$proj/tools/testing/selftests/net/bench/synthetic.txt"
+check "export copies ringtest's Makefile as virtio leaves it" \
+	cmp "$sv/tools/virtio/ringtest/Makefile" "$proj/tools/virtio/ringtest/Makefile"
+check "MAINTAINERS in the project: only the added entry line" \
+	diff "$proj/MAINTAINERS" - <<-'EOF'
+	PAGE POOL
+	F:	tools/testing/selftests/net/bench/synthetic.txt
+	EOF
+check "the note survives below the ---" \
+	grep -qx '    NIPA: checkpatch: a synthetic note' "$proj/series/virtio/0001-"*.patch
+# The cover letter's subject and text, written once, are kept.
+sed -i 's/\*\*\* SUBJECT HERE \*\*\*/synthetic subject/; s/\*\*\* BLURB HERE \*\*\*/Synthetic text./' \
+	"$proj/series/net-next/0000-cover-letter.patch"
+git -C "$proj" add -A && git -C "$proj" commit -qm synthetic
+cp -a "$proj" "$work/proj.before"
+rm -rf "$sn"
+"$ss" import net-next "$sn" >/dev/null && "$ss" import virtio "$sv.2" >/dev/null &&
+	"$ss" export net-next "$sn" >/dev/null && "$ss" export virtio "$sv.2" >/dev/null
+check "import then export gives the same files, byte for byte (cover letter kept)" \
+	diff -r -x .git "$work/proj.before" "$proj"
+check "the imported commits carry the notes" \
+	git -C "$sv.2" notes show HEAD
+expect_rc "check passes on the synthetic series" 0 "$work/check.log" "$ss" check
+expect_grep "check: both series in order" "$work/check.log" \
+	'^ok - series/net-next: every patch applies in order after virtio'
+expect_grep "check prints net-next's diffstat" "$work/check.log" \
+	'^#  +2 files changed, 4 insertions'
+
+# A project file that drifted from the patches.
+echo drift >>"$proj/tools/testing/selftests/net/bench/synthetic.txt"
+expect_rc "check fails on a drifted project file" 1 "$work/drift.log" "$ss" check
+expect_grep "and shows the file's difference" "$work/drift.log" \
+	'^# \+\+\+ tools/testing/selftests/net/bench/synthetic.txt \(project\)'
+git -C "$proj" checkout -q -- .
+printf 'F:\tdrifted/\n' >>"$proj/MAINTAINERS"
+expect_rc "check fails on a MAINTAINERS entry no patch adds" 1 "$work/drift.log" "$ss" check
+expect_grep "and names the entry line" "$work/drift.log" '^# \+F:	drifted/'
+git -C "$proj" checkout -q -- .
+
+# A later patch undoing an earlier one's line.
+"$ss" import net-next "$work/u" >/dev/null
+sed -i '/^two$/d' "$work/u/tools/testing/selftests/net/bench/synthetic.txt"
+git -C "$work/u" commit -qs -am 'selftests: net: bench: two goes again'
+"$ss" export net-next "$work/u" >/dev/null
+expect_rc "check fails when a later patch removes an earlier one's line" 1 \
+	"$work/undo.log" "$ss" check
+expect_grep "and names both patches, the file and the line" "$work/undo.log" \
+	'^# patch 3 removes or rewrites a line patch 1 added: tools/testing/selftests/net/bench/synthetic.txt:2\) two'
+git -C "$proj" checkout -q -- . && git -C "$proj" clean -qfd
+
+# Identity: the project's is in a reserved domain; send refuses it.
+expect_rc "send refuses an identity in a reserved domain: exit 2" 2 \
+	"$work/send.log" "$ss" send net-next "$work/post"
+expect_grep "and says how to set one" "$work/send.log" 'git -C .* config user.email'
+GIT_COMMITTER_NAME='Jane Developer' GIT_COMMITTER_EMAIL=jane@kernel.org \
+	"$ss" send net-next "$work/post" >"$work/send.log" 2>&1
+check "send stamps From: and Signed-off-by: with the sender's identity" \
+	test "$(grep -lx 'From: Jane Developer <jane@kernel.org>' "$work/post/"*.patch | wc -l)" = 3 -a \
+	"$(grep -lx 'Signed-off-by: Jane Developer <jane@kernel.org>' "$work/post/"*.patch | wc -l)" = 2
+check "the committed patch files keep the project's identity" \
+	diff -r -x .git "$work/proj.before/series" "$proj/series"
+
+# ---- the real series ---------------------------------------------------
+expect_rc "series.sh check on the project" 0 "$work/real.log" "$REPO/series/series.sh" check
+grep -E '^(not )?ok - |^#' "$work/real.log" | sed 's/^\(not \)\?ok - /&real: /'
+
+# Each patch's userspace parts build: ringtest's ptr_ring, the ptr_ring
+# selftest, the Python helpers, the driver's syntax (hard links of the
+# whole source; patch -p1 writes new files).
+farm=$work/farm
+cp -al "$ksrc" "$farm"
+mapfile -t patches < <(for s in virtio net-next; do
+	find "$REPO/series/$s" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
 done)
-if [ -z "$bad" ]; then
-	ok "subjects: [PATCH net-next N/$n] and upstream's prefixes"
-else
-	not_ok "subjects: [PATCH net-next N/$n] and upstream's prefixes" "$bad"
-fi
-# (git pads the numbers of ten or more patches: 00/13)
-expect_grep "the cover letter is [PATCH net-next 0/$n]" "$cover" \
-	"^Subject: \[PATCH net-next 0+/$n\] [a-z]"
-expect_no_grep "the cover letter's template is filled" "$cover" \
-	'\*\*\*|@[A-Z]+@'
-expect_grep "the cover letter has a diffstat" "$cover" \
-	'^ [0-9]+ files changed, '
-expect_grep "the cover letter names the base's version" "$cover" \
-	'^Base: Linux 7\.[0-9]+\.[0-9]+'
-expect_no_grep "no invented base-commit" "$cover" '^base-commit:'
-expect_grep "without --results the table says how to fill it" "$cover" \
-	'^\(no run given: export with --results JOB'
+for p in "${patches[@]}"; do
+	name=${p#"$REPO"/series/}
+	if ! patch -p1 -N -s -f --no-backup-if-mismatch -d "$farm" <"$p" >"$work/step.log" 2>&1; then
+		not_ok "$name applies to the farm" "$(cat "$work/step.log")"
+		break
+	fi
+	fails=()
+	rt=$farm/tools/virtio/ringtest
+	if [ -f "$rt/ptr_ring_shim.h" ]; then
+		make -s -C "$rt" ptr_ring >"$work/step.log" 2>&1 || fails+=("ringtest ptr_ring")
+	fi
+	if [ -f "$farm/tools/testing/selftests/ptr_ring/Makefile" ]; then
+		make -s -C "$farm/tools/testing/selftests/ptr_ring" >>"$work/step.log" 2>&1 ||
+			fails+=("ptr_ring_test")
+	fi
+	b=$farm/tools/testing/selftests/net/bench
+	for py in "$b"/*.py; do
+		[ -f "$py" ] || continue
+		python3 -m py_compile "$py" 2>>"$work/step.log" || fails+=("${py##*/}")
+	done
+	bash -n "$b/test_bench_page_pool.sh" 2>>"$work/step.log" || fails+=("driver syntax")
+	rm -rf "$rt/ptr_ring" "$farm/tools/testing/selftests/ptr_ring/ptr_ring_test" \
+		"$b/__pycache__"
+	if [ ${#fails[@]} -eq 0 ]; then
+		ok "after $name the userspace parts build"
+	else
+		not_ok "after $name the userspace parts build" "${fails[*]}" \
+			"$(tail -n 20 "$work/step.log")"
+	fi
+done
+rm -rf "$farm"
 
-# The results table from canned runner jobs: one TCG run of the current
-# target (a pass, a skip, a failure), one -icount run of another kernel.
+# NIPA's checks, per patch, each series applied alone to the base.
+if ensure_ruff && command -v pylint >/dev/null && command -v shellcheck >/dev/null; then
+	echo "# $(ruff --version), $(pylint --version | head -n 1), shellcheck $(shellcheck --version | sed -n 's/^version: //p'), codespell $(/usr/bin/python3 -c 'import codespell_lib; print(codespell_lib.__version__)' 2>&1)"
+	start=$(date +%s)
+	"$REPO/series/series.sh" nipa >"$work/nipa.log" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		'ok - '*) ok "nipa: ${line#ok - }" ;;
+		'not ok - '*) not_ok "nipa: ${line#not ok - }" ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$work/nipa.log"
+	echo "# series.sh nipa took $(($(date +%s) - start)) s"
+	check "series.sh nipa exits 0 (it exited $rc)" test "$rc" -eq 0
+else
+	not_ok "ruff, pylint and shellcheck are there for NIPA's checks" \
+		"see $OUT/ruff-download.log"
+fi
+# nipa.py's rules catch what NIPA's do.
+rules=$(python3 - "$REPO/series" "$work/nomail" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import nipa
+with open(sys.argv[2], 'w', encoding='utf-8') as f:
+    f.write('From: Series Tester <series-tester@example.org>\nTo: x@y.org\n\nbody\n')
+print(bool(nipa.makefile_errors('TEST_FILES := a.py b.py\n')),
+      nipa.makefile_errors('TEST_FILES := \\\n\ta.py \\\n\tb.py \\\n'
+                           '# end of TEST_FILES\n'),
+      bool(nipa.makefile_errors('TEST_PROGS := \\\n\tb.sh \\\n\ta.sh \\\n'
+                                '# end of TEST_PROGS\n')),
+      nipa.cc_maintainers(sys.argv[2], 'A <a@example.org> (maintainer:X)\n'
+                          'netdev@vger.kernel.org (open list:X)\n').level)
+PY
+)
+check "nipa.py's rules: two values on a line, unsorted items are bad formats, netdev's is good; maintainers not in To:/Cc: fail" \
+	test "$rules" = "True [] True fail"
+# deprecated_api as NIPA counts it: more module_param lines fail, the
+# same number warns.
+git init -q "$work/dep" && printf 'module_param(a, int, 0);\n' >"$work/dep/m.c" &&
+	git -C "$work/dep" add -A && git -C "$work/dep" -c user.name=t -c user.email=t@t commit -qm a
+printf 'module_param(a, int, 0);\nmodule_param(b, int, 0);\n' >"$work/dep/m.c"
+git -C "$work/dep" -c user.name=t -c user.email=t@t commit -qam b
+levels=$(python3 - "$REPO/series" "$work/dep" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import nipa
+print(nipa.deprecated_api(sys.argv[2]).level)
+PY
+)
+check "deprecated_api: a patch adding a module_param fails" test "$levels" = fail
+
+# send --maintainers: every patch and the cover letter addressed, netdev
+# among them; each series' cover letter to its maintainers.
+for s in virtio net-next; do
+	GIT_COMMITTER_NAME='Jane Developer' GIT_COMMITTER_EMAIL=jane@kernel.org \
+		"$REPO/series/series.sh" send "$s" "$work/send-$s" --maintainers \
+		>"$work/send-$s.log" 2>&1
+	unaddressed=$(for p in "$work/send-$s"/*.patch; do
+		head=$(sed '/^$/q' "$p")
+		grep -q '^To: ' <<<"$head" && grep -q 'netdev@vger\.kernel\.org' <<<"$head" ||
+			echo "${p##*/}"
+	done)
+	check "send $s --maintainers: every file has To:, netdev among the addresses" \
+		test -n "$(ls "$work/send-$s"/*.patch 2>/dev/null)" -a -z "$unaddressed"
+done
+check "the virtio cover letter goes to the virtio maintainers" \
+	grep -q '"Michael S. Tsirkin" <mst@' "$work/send-virtio/0000-cover-letter.patch"
+check "the net-next cover letter goes to the page_pool maintainers" \
+	grep -q 'Jesper Dangaard Brouer <hawk@' "$work/send-net-next/0000-cover-letter.patch"
+
+# ---- the cover letter's results table (results.py), canned jobs --------
+# One TCG run of the current target (a pass, a skip, a failure), one
+# -icount run of another kernel.
 job()
 {
 	local dir=$work/jobs/$1
@@ -92,17 +305,15 @@ job()
 		'# selftests: ptr_ring: ptr_ring_test' '# ok 1 single # perf=42.500ns' \
 		'ok 2 selftests: ptr_ring: ptr_ring_test' >"$dir/ktap/install.tap"
 }
-job current fail tcg 7.2.13 '# ok 1 for_loop # perf=5.240ns' \
+job current fail tcg 7.3.4 '# ok 1 for_loop # perf=5.240ns' \
 	'# ok 2 lock # SKIP no lock' '# not ok 3 cross_cpu_return'
 job distro pass icount 6.12.57+deb13-amd64 '# # environment: counter:tsc preempt:lazy' \
 	'# # environment: mode:deterministic' '# ok 1 for_loop # perf=12.000instructions' \
 	'# ok 2 lock # perf=50.000instructions' '# ok 3 cross_cpu_return # perf=99.000instructions'
-expect_rc "export.sh --results: two runner jobs" 0 "$work/results.log" \
-	"$clone/series/export.sh" "$work/res" --tree "$ksrc" \
-	--results "$work/jobs/current" --results "$work/jobs/distro"
-table=$(sed -n '/^Results/,/^Reproduce/p' "$work/res/0000-cover-letter.patch")
+results=$REPO/series/results.py
+table=$(python3 "$results" "$work/jobs/current" "$work/jobs/distro" 2>&1)
 want=$(cat <<'TABLE'
-  current: Linux 7.2.13, 3 vCPUs, run: fail
+  current: Linux 7.3.4, 3 vCPUs, run: fail
     QEMU TCG emulation: emulated time, not hardware figures
   distro: Linux 6.12.57+deb13-amd64, 3 vCPUs, run: pass
     QEMU TCG -icount: instructions, deterministic, not time
@@ -125,16 +336,13 @@ fi
 up=$work/jobs/upstream
 mkdir -p "$up"
 echo "target=current result=pass rc=0 seconds=60 accel=icount job=$up" >"$up/result"
-printf '%s\n' "vmtest-guest: 7.2.13, 3 CPUs, running $up/job.sh" \
+printf '%s\n' "vmtest-guest: 7.3.4, 3 CPUs, running $up/job.sh" \
 	'[   20.5] Type:for_loop Per elem: 12 cycles(tsc) 12.345 ns (step:0) - (measurement period time:1.234500000 sec time_interval:1234500000) - (invoke count:100000000 tsc_interval:1234567890)' \
 	'[   30.5] Type:lock Per elem: 49 cycles(tsc) 49.990 ns (step:0) - (measurement period time:0.499900000 sec time_interval:499900000) - (invoke count:10000000 tsc_interval:499912345)' \
 	>"$up/console.log"
-expect_rc "export.sh --before JOB --results JOB: upstream's column first" 0 \
-	"$work/results.log" "$clone/series/export.sh" "$work/res3" --tree "$ksrc" \
-	--before "$up" --results "$work/jobs/distro"
-table=$(sed -n '/^Results/,/^Reproduce/p' "$work/res3/0000-cover-letter.patch")
+table=$(python3 "$results" --before "$up" "$work/jobs/distro" 2>&1)
 want=$(cat <<'TABLE'
-  upstream: Linux 7.2.13, 3 vCPUs, run: pass
+  upstream: Linux 7.3.4, 3 vCPUs, run: pass
     QEMU TCG -icount: instructions, deterministic, not time
   distro: Linux 6.12.57+deb13-amd64, 3 vCPUs, run: pass
     QEMU TCG -icount: instructions, deterministic, not time
@@ -150,7 +358,7 @@ under QEMU -icount, whose TSC counts instructions; ns, nanoseconds (QEMU's
 virtual time under -icount).
 
 Environment of upstream:
-  Linux 7.2.13's own bench_page_pool.ko, loaded once with its defaults
+  Linux 7.3.4's own bench_page_pool.ko, loaded once with its defaults
 
 Environment of distro (its "# environment:" lines, the module's "run env"
 first):
@@ -164,217 +372,21 @@ else
 	not_ok "the table: upstream's figures per element from its Type: lines, each run's environment" \
 		"$table"
 fi
+# --fill: in place of @RESULTS@, then in place of the table it wrote.
+printf 'Subject: x\n\nResults:\n\n@RESULTS@\n\nReproduce it.\n' >"$work/cover"
+python3 "$results" --fill "$work/cover" "$work/jobs/current" &&
+	python3 "$results" --before "$up" --fill "$work/cover" "$work/jobs/distro"
+if [ "$(sed -n '/^Results:/,/^Reproduce/p' "$work/cover")" = \
+     "$(printf 'Results:\n\n%s\n\nReproduce it.' "$table")" ]; then
+	ok "results.py --fill writes the table into a cover letter, and replaces it"
+else
+	not_ok "results.py --fill writes the table into a cover letter, and replaces it" \
+		"$(cat "$work/cover")"
+fi
 rm "$work/jobs/distro/result"
-expect_rc "export.sh --results: a job that did not finish is refused" 1 \
-	"$work/results.log" "$clone/series/export.sh" "$work/res2" --tree "$ksrc" \
-	--results "$work/jobs/distro"
+expect_rc "results.py: a job that did not finish is refused" 1 \
+	"$work/results.log" python3 "$results" "$work/jobs/distro"
 expect_grep "and the job is named" "$work/results.log" \
 	"results.py: $work/jobs/distro: no result of a finished run"
-
-# The runner exports once per key: it follows what the patches are made
-# of, not the tooling.
-key=$(python3 "$clone/series/series.py" key)
-echo '/* changed */' >>"$clone/tools/testing/selftests/ptr_ring/ptr_ring_test.c"
-check "series.py key follows a series file" \
-	test "$key" != "$(python3 "$clone/series/series.py" key)"
-git -C "$clone" checkout -q -- tools
-echo changed >>"$clone/README.md"
-check "series.py key ignores the tooling (README.md)" \
-	test "$key" = "$(python3 "$clone/series/series.py" key)"
-git -C "$clone" checkout -q -- README.md
-
-# A patch must not take an earlier patch's work back out: 0065 without
-# the Step of the merge that put the cross-CPU driver on top of 0052-0056's
-x=$clone/series/0065-cross-cpu-concurrent.txt
-sed -i "/^\tMerge branch 'wt-xcpu'/d" "$x"
-expect_rc "series.py check refuses a patch that undoes an earlier one's work" 1 \
-	"$work/lost.log" python3 "$clone/series/series.py" check "$ksrc"
-expect_grep "and says which file and which patch" "$work/lost.log" \
-	'^0065-[^ ]*: tools/testing/selftests/net/bench/test_bench_page_pool\.sh as .* lacks .*0056-'
-git -C "$clone" checkout -q -- series
-# A picked Step whose change does not apply (here: a second time) stops
-# the export
-pick=$(grep '^.picked: .*cross-CPU rows check their path' "$x")
-echo "$pick" >>"$x"
-expect_rc "export.sh stops at a picked Step that does not apply" 1 \
-	"$work/picked.log" "$clone/series/export.sh" "$work/picked" --tree "$ksrc"
-expect_grep "saying which" "$work/picked.log" \
-	'^series: 0065-[^ ]*: the change of [0-9a-f]+ to .*bench_page_pool_simple\.c does not apply'
-git -C "$clone" checkout -q -- series
-missing=$(for p in "${patches[@]}"; do
-	grep -qxF "$sob" "$p" || echo "${p##*/}"
-done)
-if [ -z "$missing" ]; then
-	ok "every patch is signed off by the exporting user"
-else
-	not_ok "every patch is signed off by the exporting user" "$missing"
-fi
-grep -h '^Signed-off-by:' "${patches[@]}" | grep -vxF "$sob" >"$work/other-sob"
-expect_no_grep "no patch signs off a person written into the series" \
-	"$work/other-sob" '.'
-
-# A git repository of the pristine source: a hard-link copy (GNU patch
-# and git write files anew, so the cache is never written through).
-linux=$work/linux
-cp -al "$ksrc" "$linux"
-git -C "$linux" init -q
-git -C "$linux" config user.name "Series Tester"
-git -C "$linux" config user.email "series-tester@example.org"
-git -C "$linux" add -A -f . && git -C "$linux" commit -q -m base
-base=$(git -C "$linux" rev-parse HEAD)
-expect_rc "git am applies the series to the pristine tree (apply.sh)" 0 \
-	"$work/apply.log" "$clone/series/apply.sh" "$linux" --patches "$out"
-applied=$(git -C "$linux" rev-list --count "$base..HEAD")
-check "git am made one commit per patch ($applied of $n)" test "$applied" -eq "$n"
-check "the work tree is clean after git am" \
-	test -z "$(git -C "$linux" status --porcelain)"
-
-# The applied tree's series paths are what the runner lays over a copy
-# of the same source (same merges of MAINTAINERS, TARGETS, toctree).
-lay=$work/lay
-cp -al "$ksrc" "$lay"
-python3 "$REPO/vmtest/lib/lay_series.py" --series "$clone" --farm "$lay" >/dev/null
-diffs=$(python3 "$clone/series/series.py" paths | while read -r f; do
-	if ! cmp -s "$linux/$f" "$lay/$f"; then
-		echo "$f differs"
-	elif [ "$(stat -c %a "$linux/$f")" != "$(stat -c %a "$lay/$f")" ]; then
-		echo "$f: mode differs"
-	fi
-done)
-if [ -z "$diffs" ]; then
-	ok "after the last patch the series paths equal the project's files"
-else
-	not_ok "after the last patch the series paths equal the project's files" "$diffs"
-fi
-
-# checkpatch --strict: nothing, or each finding's message is in that
-# patch's notes below the '---' (format-patch prints them there).
-for p in "${patches[@]}"; do
-	name=${p##*/}
-	findings=$(cd "$linux" && perl scripts/checkpatch.pl --strict -q \
-		   --no-summary "$p" 2>&1 | sed -n 's/^\(ERROR\|WARNING\|CHECK\): //p')
-	notes=$(sed -n '/^---$/,/^diff --git/p' "$p" | tr -s ' \n\t' ' ')
-	unexplained=$(while IFS= read -r f; do
-		[ -n "$f" ] || continue
-		[[ $notes == *"$f"* ]] || echo "$f"
-	done <<<"$findings")
-	if [ -z "$unexplained" ]; then
-		ok "checkpatch --strict $name: $(grep -c . <<<"$findings") findings, all explained in its notes"
-	else
-		not_ok "checkpatch --strict $name: findings explained" "$unexplained"
-	fi
-done
-
-# get_maintainer.pl, in the applied tree (its MAINTAINERS has the
-# series' entries): the lists and maintainers of what each patch touches.
-for p in "${patches[@]}"; do
-	name=${p##*/}
-	files=$(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$p")
-	want=()
-	grep -q '^tools/testing/selftests/' <<<"$files" &&
-		want+=(shuah@kernel.org linux-kselftest@vger.kernel.org)
-	grep -qE '^tools/virtio/|^tools/testing/selftests/ptr_ring/' <<<"$files" &&
-		want+=(mst@redhat.com virtualization@lists.linux.dev)
-	grep -qE '^tools/testing/selftests/net/bench/|page_pool' <<<"$files" &&
-		want+=(hawk@kernel.org netdev@vger.kernel.org)
-	got=$(cd "$linux" && perl scripts/get_maintainer.pl --no-git \
-	      --no-git-fallback --no-rolestats "$p" 2>&1)
-	lack=$(for w in "${want[@]}"; do grep -qF "$w" <<<"$got" || echo "$w"; done)
-	if [ ${#want[@]} -gt 0 ] && [ -z "$lack" ]; then
-		ok "get_maintainer $name names ${want[*]}"
-	else
-		not_ok "get_maintainer $name names the maintainers" \
-			"missing: ${lack:-nothing expected}" "$got"
-	fi
-done
-
-# --maintainers: each patch goes to its maintainers and to netdev (whose
-# patchwork must see the whole series), the cover letter to everyone.
-unaddressed=$(for p in "$cover" "${patches[@]}"; do
-	head=$(sed '/^$/q' "$p")
-	grep -q '^To: ' <<<"$head" && grep -q 'netdev@vger\.kernel\.org' <<<"$head" ||
-		echo "${p##*/}"
-done)
-if [ -z "$unaddressed" ]; then
-	ok "every patch and the cover letter have To:, netdev among the addresses"
-else
-	not_ok "every patch and the cover letter have To:, netdev among the addresses" \
-		"$unaddressed"
-fi
-check "the cover letter goes to the page_pool and virtio maintainers" \
-	grep -qE '(Jesper Dangaard Brouer <hawk|"Michael S. Tsirkin" <mst)@' "$cover"
-
-# NIPA's patch checks (series/nipa.py) on each patch in the tree as git
-# am left it: one line per patch and check, a finding passing only when
-# the patch's notes quote it. First, that its rules catch what NIPA's do.
-rules=$(python3 - "$clone/series" "$work/nomail" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-import nipa
-with open(sys.argv[2], 'w', encoding='utf-8') as f:
-    f.write('From: Series Tester <series-tester@example.org>\n\nbody\n')
-print(bool(nipa.makefile_errors('TEST_FILES := a.py b.py\n')),
-      nipa.makefile_errors('TEST_FILES := \\\n\ta.py \\\n\tb.py \\\n'
-                           '# end of TEST_FILES\n'),
-      bool(nipa.makefile_errors('TEST_PROGS := \\\n\tb.sh \\\n\ta.sh \\\n'
-                                '# end of TEST_PROGS\n')),
-      nipa.cc_maintainers(sys.argv[2], 'A <a@example.org> (maintainer:X)\n'
-                          'netdev@vger.kernel.org (open list:X)\n').level)
-PY
-)
-check "nipa.py's rules: two values on a line, unsorted items are bad formats, netdev's is good; maintainers not in To:/Cc: fail" \
-	test "$rules" = "True [] True fail"
-if ensure_ruff; then
-	echo "# $(ruff --version), $(pylint --version | head -n 1), shellcheck $(shellcheck --version | sed -n 's/^version: //p')"
-	start=$(date +%s)
-	python3 "$clone/series/nipa.py" "$linux" "$out" >"$work/nipa.log" 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		'ok - '*) ok "nipa: ${line#ok - }" ;;
-		'not ok - '*) not_ok "nipa: ${line#not ok - }" ;;
-		*) echo "# $line" ;;
-		esac
-	done <"$work/nipa.log"
-	echo "# nipa.py took $(($(date +%s) - start)) s"
-	check "nipa.py exits 0 (it exited $rc)" test "$rc" -eq 0
-else
-	not_ok "ruff is available for NIPA's checks" "see $OUT/ruff-download.log"
-fi
-
-# Every step builds what needs no kernel: ringtest's ptr_ring (from the
-# patch that fixes it on), the ptr_ring selftest, the Python helper and
-# the driver's syntax. The module's per-step build needs a built kernel
-# (the on-request tier).
-branch=$(git -C "$linux" symbolic-ref --short HEAD)
-i=0
-for c in $(git -C "$linux" rev-list --reverse "$base..HEAD"); do
-	i=$((i + 1))
-	git -C "$linux" checkout -q "$c"
-	fails=()
-	rt=$linux/tools/virtio/ringtest
-	if [ -f "$rt/ptr_ring_shim.h" ] || git -C "$linux" log -1 --format=%s |
-	   grep -q 'ringtest: fix the ptr_ring build'; then
-		make -s -C "$rt" ptr_ring >"$work/step.log" 2>&1 || fails+=("ringtest ptr_ring")
-	fi
-	if [ -f "$linux/tools/testing/selftests/ptr_ring/Makefile" ]; then
-		make -s -C "$linux/tools/testing/selftests/ptr_ring" >>"$work/step.log" 2>&1 ||
-			fails+=("ptr_ring_test")
-	fi
-	b=$linux/tools/testing/selftests/net/bench
-	if [ -f "$b/bench_compare.py" ]; then
-		python3 -m py_compile "$b/bench_compare.py" 2>>"$work/step.log" ||
-			fails+=("bench_compare.py")
-	fi
-	bash -n "$b/test_bench_page_pool.sh" 2>>"$work/step.log" || fails+=("driver syntax")
-	git -C "$linux" clean -fdxq -- tools >/dev/null
-	if [ ${#fails[@]} -eq 0 ]; then
-		ok "after patch $i the userspace parts build"
-	else
-		not_ok "after patch $i the userspace parts build" "${fails[*]}" \
-			"$(tail -n 20 "$work/step.log")"
-	fi
-done
-git -C "$linux" checkout -q "$branch"
 
 tests_done series

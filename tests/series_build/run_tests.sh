@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Every step of the series builds its kernel module: the exported patches
-# are applied one at a time (patch -p1) to hard links of the pristine 7.x
+# Every step of the series builds its kernel module: the committed patch
+# files (series/virtio/, then series/net-next/) are applied one at a time (patch -p1) to hard links of the pristine 7.x
 # files they touch, and after each patch that touches a module's
 # directory (a Makefile with obj-m), that module is built at W=1 against a
 # built 7.x kernel, which must give no warning; the kernel's build
@@ -24,12 +24,10 @@ if [ -z "$ksrc" ] || [ ! -f "$kdir/Module.symvers" ]; then
 	exit
 fi
 
-out=$work/patches
-expect_rc "export.sh writes the series" 0 "$work/export.log" \
-	"$REPO/series/export.sh" "$out" --tree "$ksrc" ||
-	{ tests_done series_build; exit; }
-mapfile -t patches < <(find "$out" -name '[0-9][0-9][0-9][0-9]-*.patch' \
-		       ! -name '0000-*' | sort)
+# The committed patch files: virtio's, then net-next's.
+mapfile -t patches < <(for s in virtio net-next; do
+	find "$REPO/series/$s" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
+done)
 
 # The tree: hard links of the pristine files the series touches (the
 # patches write new files, so the source is not written through them).

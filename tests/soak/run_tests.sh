@@ -13,9 +13,9 @@
 # the runner fetched, as a user's clone would be), built as the debug
 # kernel (one build serves both: a kernel build is the dearest step of a
 # cold run), unchanged after the run.
-src=$(runner_source 'linux-source-[0-9]*')
+src=$(pinned_source)
 ksrc=$VMTEST_CACHE/test-ksrc/$(basename "$src")
-if [ -z "$src" ]; then
+if [ ! -d "$src" ]; then
 	not_ok "--ksrc: a kernel source to prepare a tree from" \
 		"none under $VMTEST_CACHE/src"
 elif [ ! -d "$ksrc/.git" ]; then

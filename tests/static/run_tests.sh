@@ -76,7 +76,7 @@ fi
 # Findings a file explains in a comment where they are: the userspace
 # shim defines the kernel's types and attributes for ringtest.
 ALLOWED='tools/virtio/ringtest/ptr_ring_shim.h NEW_TYPEDEFS,PREFER_DEFINED_ATTRIBUTE_MACRO,ARCH_DEFINES'
-src=$(runner_source 'linux-source-[0-9]*')
+src=$(pinned_source)
 checkpatch()
 {
 	local allowed

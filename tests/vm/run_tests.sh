@@ -61,7 +61,7 @@ check_ktap()
 		expect_grep "$target ($2): NAPI on another CPU: ring == returned" "$log.bench" \
 			'^# Path:bh_page_pool05_napi_remote expect:ring returned:([0-9]+) cached:0 ring:\1 '
 	fi
-	if (cd "$OUT" && python3 "$(runner_source 'linux-source-7.2*')/tools/testing/kunit/kunit.py" \
+	if (cd "$OUT" && python3 "$(pinned_source)/tools/testing/kunit/kunit.py" \
 		parse "$log.bench") >"$log.kunit" 2>&1 &&
 	   ! grep -qiE 'error|crashed' "$log.kunit"; then
 		ok "$target ($2): kunit.py parses the page_pool KTAP"

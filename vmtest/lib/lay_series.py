@@ -1,32 +1,33 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Lay the series over a kernel tree (a hard-link farm of it).
+"""Lay the series' final files over a kernel tree (a hard-link farm of it).
 
 The runner lays the series over the distro target's 6.12 tree, which the
 patches (made against 7.x) do not apply to; the current target's tree
-gets the patches (series/apply.sh), made with this file's merge functions
-(series/series.py), and only --targets from here.
+gets the patches themselves (vmtest/lib/tree.sh), and from here only
+--targets and --kernel-digest. series/series.sh check lays the files
+over the pristine base too, and compares that with the patches' result.
+
+What is laid comes from the committed patch files (series/virtio/, then
+series/net-next/): every path a patch touches, as the project has it:
+  - a file the project has: copied in;
+  - a file the series deletes: removed;
+  - MAINTAINERS: the project's entries merged into the tree's;
+  - tools/testing/selftests/Makefile: the TARGETS lines the patches add;
+  - a Documentation index.rst: the series' pages added to its toctree;
+anything else a patch touches is an error (the project lacks the file).
 
 The farm's files may be hard links to a tree the user named, so a file is
 never written in place: every change is written to a new file that then
 replaces the link. Files are only replaced when their content differs, so
 an unchanged series leaves mtimes alone and nothing rebuilds, and every
 merge below is idempotent, so laying the series twice changes nothing.
-
-What the series adds (every file of this repository but its tooling):
-  - its files, copied in; directories it owns (a selftest TARGET dir)
-    lose files that are not in the series (e.g. an upstream version);
-  - its MAINTAINERS entries, merged into the tree's MAINTAINERS;
-  - its selftest directories, added to TARGETS in
-    tools/testing/selftests/Makefile;
-  - its Documentation pages, added to the toctree of their index.rst.
 """
 
 import argparse
 import hashlib
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -52,38 +53,61 @@ def replace_file(path, data, mode=0o644):
     return True
 
 
-# The project's own tooling, which is not part of the series.
-TOOLING = ('vmtest/', 'tests/', 'series/', '.ci/', 'README.md', '.gitignore')
+SERIES = ('virtio', 'net-next')
+MAKEFILE = SELFTESTS + '/Makefile'
 # Series files that no kernel build reads.
-NOT_BUILT = ('tools/testing/', 'Documentation/', 'MAINTAINERS')
+NOT_BUILT = ('tools/testing/', 'tools/virtio/', 'Documentation/',
+             'MAINTAINERS')
+DIFF = re.compile(r'^diff --git a/(\S+) b/(\S+)$')
 
 
-def series_files(series):
-    out = subprocess.run(['git', '-C', series, 'ls-files', '-z', '-co',
-                          '--exclude-standard'],
-                         check=True, capture_output=True).stdout
-    return [p for p in out.decode().split('\0')
-            if p and not p.startswith(TOOLING) and
-            os.path.isfile(os.path.join(series, p))]
+def patch_files(repo):
+    """The committed patch files of both series, in the order they apply
+    (the cover letters left out)."""
+    out = []
+    for name in SERIES:
+        d = os.path.join(repo, 'series', name)
+        if os.path.isdir(d):
+            out += sorted(os.path.join(d, f) for f in os.listdir(d)
+                          if re.match(r'\d{4}-.*\.patch$', f) and
+                          not f.startswith('0000-'))
+    return out
 
 
-def kernel_digest(series, files):
+def read_patches(repo):
+    """(paths in the order first touched, {path: deleted at the end},
+    TARGETS the patches add to the selftests Makefile)."""
+    paths, deleted, targets = [], {}, []
+    for patch in patch_files(repo):
+        cur = None
+        with open(patch, encoding='utf-8') as f:
+            for line in f.read().split('\n'):
+                m = DIFF.match(line)
+                if m:
+                    cur = m.group(2)
+                    if cur not in deleted:
+                        paths.append(cur)
+                    deleted[cur] = False
+                elif cur and line.startswith('deleted file mode'):
+                    deleted[cur] = True
+                elif cur == MAKEFILE and line.startswith('+TARGETS += '):
+                    targets.append(line[len('+TARGETS += '):].strip())
+                elif cur == MAKEFILE and line.startswith('-TARGETS += '):
+                    t = line[len('-TARGETS += '):].strip()
+                    targets = [x for x in targets if x != t]
+    return paths, deleted, targets
+
+
+def kernel_digest(repo, paths):
     """A digest of the series files a kernel build reads (a change to
     net/core/page_pool.c, say), for the runner's build key."""
     h = hashlib.sha256()
-    for p in sorted(f for f in files if not f.startswith(NOT_BUILT)):
-        with open(os.path.join(series, p), 'rb') as f:
-            h.update(p.encode() + b'\0' + f.read())
+    for p in sorted(f for f in paths if not f.startswith(NOT_BUILT)):
+        h.update(p.encode() + b'\0')
+        if os.path.isfile(os.path.join(repo, p)):
+            with open(os.path.join(repo, p), 'rb') as f:
+                h.update(f.read())
     return h.hexdigest()[:16]
-
-
-def ignored(series, paths):
-    if not paths:
-        return set()
-    res = subprocess.run(['git', '-C', series, 'check-ignore', '--no-index',
-                          '--stdin', '-z'], input='\0'.join(paths).encode(),
-                         capture_output=True)
-    return set(p for p in res.stdout.decode().split('\0') if p)
 
 
 def owned_dirs(files):
@@ -97,33 +121,9 @@ def owned_dirs(files):
             if not any(d.startswith(o + '/') for o in dirs)]
 
 
-def copy_files(series, farm, files):
-    changed = 0
-    for p in files:
-        if os.path.basename(p) == 'MAINTAINERS' and '/' not in p:
-            continue
-        src = os.path.join(series, p)
-        with open(src, 'rb') as f:
-            data = f.read()
-        changed += replace_file(os.path.join(farm, p), data,
-                                os.stat(src).st_mode & 0o777)
-    return changed
-
-
-def prune_owned(series, farm, files, dirs):
-    """Remove files of owned dirs that the series does not have."""
-    keep = set(files)
-    stale = []
-    for d in dirs:
-        for root, _, names in os.walk(os.path.join(farm, d)):
-            for n in names:
-                rel = os.path.relpath(os.path.join(root, n), farm)
-                if rel not in keep:
-                    stale.append(rel)
-    ign = ignored(series, stale)
-    for rel in stale:
-        if rel not in ign:
-            os.unlink(os.path.join(farm, rel))
+def is_index(path):
+    return path.startswith('Documentation/') and \
+        os.path.basename(path) == 'index.rst'
 
 
 def blocks(text):
@@ -210,56 +210,100 @@ def add_to_toctree(text, page):
     return '\n'.join(lines)
 
 
+def added_entries(base_text, text):
+    """The MAINTAINERS entries TEXT adds to BASE_TEXT, as the project
+    keeps them: a new entry whole, an existing one as its title and the
+    lines added to it, in TEXT's order."""
+    old = {b.split('\n')[0]: b.split('\n')
+           for b in blocks(base_text.strip('\n')) if is_entry(b)}
+    out = []
+    for b in (b for b in blocks(text.strip('\n')) if is_entry(b)):
+        lines = b.split('\n')
+        if lines[0] not in old:
+            out.append(b)
+            continue
+        added = [ln for ln in lines[1:] if ln not in old[lines[0]]]
+        if added:
+            out.append('\n'.join([lines[0]] + added))
+    return out
+
+
 def read(path):
     with open(path, encoding='utf-8') as f:
         return f.read()
 
 
+def lay(repo, farm, paths, deleted, targets):
+    """Lay the series' final files over FARM."""
+    merged = []
+    for p in paths:
+        dst = os.path.join(farm, p)
+        src = os.path.join(repo, p)
+        if deleted[p]:
+            if os.path.lexists(dst):
+                os.unlink(dst)
+        elif p == 'MAINTAINERS':
+            text = merge_maintainers(read(dst), read(src))
+            replace_file(dst, text.encode())
+        elif p == MAKEFILE:
+            replace_file(dst, add_targets(read(dst), targets).encode())
+        elif is_index(p):
+            merged.append(p)
+        elif os.path.isfile(src):
+            with open(src, 'rb') as f:
+                replace_file(dst, f.read(), os.stat(src).st_mode & 0o777)
+        else:
+            sys.exit('lay_series: a patch changes %s, which the project '
+                     'does not have' % p)
+    for index in merged:
+        text = read(os.path.join(farm, index))
+        for p in paths:
+            if os.path.dirname(p) == os.path.dirname(index) and \
+               p.endswith('.rst') and not is_index(p) and not deleted[p]:
+                page = os.path.splitext(os.path.basename(p))[0]
+                text = add_to_toctree(text, page)
+        replace_file(os.path.join(farm, index), text.encode())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--series', required=True, help='this repository')
+    ap.add_argument('--series', help='this repository')
     ap.add_argument('--farm', help='the tree to lay over')
     ap.add_argument('--kernel-digest', action='store_true',
                     help='print a digest of the files a kernel build reads')
     ap.add_argument('--targets', action='store_true',
                     help='print the selftest TARGETS, lay nothing')
+    ap.add_argument('--entries', nargs=2, metavar=('BASE', 'MAINTAINERS'),
+                    help="print the entries MAINTAINERS adds to BASE's")
+    ap.add_argument('--header', metavar='MAINTAINERS',
+                    help="with --entries: print this file's text before "
+                    'its first entry first')
     args = ap.parse_args()
 
-    files = series_files(args.series)
-    if args.kernel_digest:
-        print(kernel_digest(args.series, files))
+    if args.entries:
+        head = []
+        if args.header and os.path.exists(args.header):
+            head = [b for b in blocks(read(args.header).strip('\n'))
+                    if not is_entry(b)][:1]
+        print('\n\n'.join(head + added_entries(*(read(f) for f in args.entries))))
         return
-    dirs = owned_dirs(files)
-    targets = [os.path.relpath(d, SELFTESTS) for d in dirs]
+    if not args.series:
+        ap.error('--series is required')
+    paths, deleted, targets = read_patches(args.series)
+    if not paths:
+        sys.exit('lay_series: no patch files in %s/series/{%s}' %
+                 (args.series, ','.join(SERIES)))
+    if args.kernel_digest:
+        print(kernel_digest(args.series, paths))
+        return
+    dirs = owned_dirs(p for p in paths if not deleted[p])
     if args.targets:
-        print(' '.join(targets))
+        print(' '.join(os.path.relpath(d, SELFTESTS) for d in dirs))
         return
     if not args.farm:
         ap.error('--farm is required')
-    copy_files(args.series, args.farm, files)
-    prune_owned(args.series, args.farm, files, dirs)
-
-    if 'MAINTAINERS' in files:
-        merged = merge_maintainers(read(os.path.join(args.farm, 'MAINTAINERS')),
-                                   read(os.path.join(args.series, 'MAINTAINERS')))
-        replace_file(os.path.join(args.farm, 'MAINTAINERS'), merged.encode())
-
-    mk = os.path.join(SELFTESTS, 'Makefile')
-    text = add_targets(read(os.path.join(args.farm, mk)), targets)
-    replace_file(os.path.join(args.farm, mk), text.encode())
-
-    for p in files:
-        if not (p.startswith('Documentation/') and p.endswith('.rst')) or \
-           os.path.basename(p) == 'index.rst':
-            continue
-        index = os.path.join(os.path.dirname(p), 'index.rst')
-        if not os.path.exists(os.path.join(args.farm, index)):
-            sys.exit('lay_series: %s has no index.rst to link it from' % p)
-        page = os.path.splitext(os.path.basename(p))[0]
-        text = add_to_toctree(read(os.path.join(args.farm, index)), page)
-        replace_file(os.path.join(args.farm, index), text.encode())
-
-    print(' '.join(targets))
+    lay(args.series, args.farm, paths, deleted, targets)
+    print(' '.join(os.path.relpath(d, SELFTESTS) for d in dirs))
 
 
 if __name__ == '__main__':

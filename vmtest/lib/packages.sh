@@ -164,8 +164,9 @@ newer_apt_update()
 	mapfile -t opts < <(newer_apt_opts)
 	mkdir -p "$d/etc" "$d/lists/partial" "$d/cache/archives/partial"
 	write_newer_sources "trixie trixie-backports sid" "$d/etc/newer.sources"
-	# A day-old index is fine; a warm run must not need the network.
-	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
+	# A day-old index is fine (FORCE: refresh it anyway).
+	if [ "${1:-}" = force ] ||
+	   [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
 		step "updating the index of Debian's newer suites" \
 			"$VMTEST_LOGS/apt-newer-update.log" \
 			apt-get "${opts[@]}" update ||
@@ -215,17 +216,85 @@ fetch_source_pkg()
 	touch "$dir.unpacked"
 }
 
-# The current target's default tree: the newest Debian kernel source.
-fetch_newest_source()
+# The lock file: NAME VERSION lines (vmtest/sources.lock).
+SOURCES_LOCK=${SOURCES_LOCK:-$(dirname "${BASH_SOURCE[0]}")/../sources.lock}
+
+# locked_source: "package version" of the current target's kernel source,
+# the newest linux-source-X.Y the lock names.
+locked_source()
 {
-	local pkg ver
+	awk '$1 ~ /^linux-source-[0-9.]+$/ { print $1, $2 }' "$SOURCES_LOCK" |
+		sort -V | tail -n 1
+}
+
+# newest_version PKG: the newest version of PKG in the newer suites' index.
+newest_version()
+{
 	local -a opts
 
+	mapfile -t opts < <(newer_apt_opts)
+	apt-cache "${opts[@]}" show "$1" 2>/dev/null |
+		awk '/^Version:/ { print $2 }' | sort -V | tail -n 1
+}
+
+# has_version PKG VER: the newer suites' index has PKG at VER.
+has_version()
+{
+	local -a opts
+
+	mapfile -t opts < <(newer_apt_opts)
+	apt-cache "${opts[@]}" madison "$1" 2>/dev/null |
+		awk -F ' [|] ' -v v="$2" '$2 == v { found = 1 } END { exit !found }'
+}
+
+# The current target's default tree: the kernel source the lock pins.
+# Once unpacked it needs no network. A pinned version Debian no longer
+# has exits 2, naming the newest and the command that moves the pin.
+fetch_current_source()
+{
+	local pkg ver new
+	local -a opts
+
+	read -r pkg ver < <(locked_source)
+	[ -n "$ver" ] || die "no linux-source-X.Y line in $SOURCES_LOCK"
+	if [ -e "$VMTEST_CACHE/src/$pkg-$ver.unpacked" ]; then
+		fetch_source_pkg "$pkg" "$ver"
+		return
+	fi
 	newer_apt_update
 	mapfile -t opts < <(newer_apt_opts)
-	read -r pkg ver < <(newest_linux_source)
-	[ -n "$pkg" ] || die "no linux-source-X.Y package in Debian's newer suites"
+	if ! has_version "$pkg" "$ver"; then
+		newer_apt_update force
+		if ! has_version "$pkg" "$ver"; then
+			read -r new < <(newest_linux_source)
+			msg "error: $pkg $ver (pinned in $SOURCES_LOCK) is gone from Debian's index; the newest is ${new:-none}: run vmtest/update-lock.sh to move the pin"
+			exit 2
+		fi
+	fi
 	fetch_source_pkg "$pkg" "$ver" "${opts[@]}"
+}
+
+# update_lock: the lock's lines moved to the newest version in Debian's
+# newer suites (linux-source-X.Y to the newest X.Y); a package those
+# suites do not have stays as it is. Prints what moved.
+update_lock()
+{
+	local name ver new tmp=$SOURCES_LOCK.new
+
+	newer_apt_update force
+	: >"$tmp"
+	while read -r name ver; do
+		new="$name $ver"
+		case $name in
+		'' | '#'*) new="$name${ver:+ $ver}" ;;
+		linux-source-[0-9]*) new=$(newest_linux_source) ;;
+		*) [ -z "$(newest_version "$name")" ] ||
+			new="$name $(newest_version "$name")" ;;
+		esac
+		[ "$new" = "$name $ver" ] || [ -z "$ver" ] || msg "$name $ver -> $new"
+		printf '%s\n' "$new" >>"$tmp"
+	done <"$SOURCES_LOCK"
+	mv "$tmp" "$SOURCES_LOCK"
 }
 
 # The distro target's selftests run in the matching Debian source tree, so

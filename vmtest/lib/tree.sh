@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Kernel trees: a hard-link farm of the source with the series applied as
-# patches (series/apply.sh), or with its files laid over (lay_series.py).
+# Kernel trees: a hard-link farm of the source with the series' committed
+# patch files applied (patch -p1), or with its files laid over
+# (lay_series.py). Nothing here calls series/: a clone builds a kernel.
 #
 # A tree the user names is never modified: the farm holds hard links to
 # its files, and both patch -p1 and lay_series.py replace (never rewrite)
@@ -42,54 +43,30 @@ make_farm()
 	fi
 }
 
-# export_series BASE DIR: the series as patches against BASE, in DIR.
-# A step (a shell of its own): the identity it may set stays there.
-export_series()
+# The committed patch files of both series, in the order they apply
+# (virtio, then net-next; the cover letters left out).
+series_patches()
 {
-	local base=$1 dir=$2
+	local d
 
-	# The patches are signed off by the user's git identity; a runner
-	# (CI, a container) may have none configured.
-	if ! git -C "$VMTEST_SERIES" var GIT_COMMITTER_IDENT >/dev/null 2>&1; then
-		export GIT_AUTHOR_NAME=vmtest GIT_AUTHOR_EMAIL=vmtest@localhost
-		export GIT_COMMITTER_NAME=vmtest GIT_COMMITTER_EMAIL=vmtest@localhost
-	fi
-	rm -rf "$dir.tmp"
-	"$VMTEST_SERIES/series/export.sh" "$dir.tmp" --tree "$base" &&
-		mv "$dir.tmp" "$dir"
+	for d in virtio net-next; do
+		find "$VMTEST_SERIES/series/$d" -maxdepth 1 \
+			-name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
+	done
 }
 
-# exported_series BASE: prints the directory of the series' patches
-# against BASE, exported into the cache once per series (series.py key:
-# the patch files, their Steps' commits, the series files).
-exported_series()
-{
-	local base=$1 key dir
-
-	key=$({ python3 "$VMTEST_SERIES/series/series.py" key &&
-		realpath "$base"; } | hash_of) || return 1
-	dir=$VMTEST_CACHE/series/$key
-	if [ ! -d "$dir" ]; then
-		# Only the newest export is kept.
-		rm -rf "$VMTEST_CACHE/series"
-		mkdir -p "$VMTEST_CACHE/series" || return 1
-		step "exporting the series against $base" \
-			"$VMTEST_LOGS/export.log" export_series "$base" "$dir" ||
-			return 1
-	fi
-	echo "$dir"
-}
-
-# apply_series SRC FARM PATCHES: the paths the patches touch, and those
+# apply_series SRC FARM PATCH...: the paths the patches touch, and those
 # the last ones applied touched, back to links to SRC (or gone, where SRC
-# has none), then the patches applied.
+# has none), then the patches applied with patch -p1 (GNU patch writes
+# each file anew, so the farm's links to SRC are never written through).
 apply_series()
 {
-	local src=$1 farm=$2 patches=$3 p
+	local src=$1 farm=$2 p
 
+	shift 2
 	{
 		cat "$farm.paths" 2>/dev/null
-		sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$patches"/[0-9]*.patch
+		sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$@"
 	} | sort -u >"$farm.paths.new" || return 1
 	while read -r p; do
 		if [ -e "$src/$p" ]; then
@@ -98,20 +75,25 @@ apply_series()
 			rm -f "$farm/$p"
 		fi || return 1
 	done <"$farm.paths.new"
-	mv "$farm.paths.new" "$farm.paths" &&
-		"$VMTEST_SERIES/series/apply.sh" "$farm" --patches "$patches"
+	mv "$farm.paths.new" "$farm.paths" || return 1
+	for p in "$@"; do
+		patch -p1 -N -s -f --no-backup-if-mismatch -d "$farm" <"$p" ||
+			{ echo "${p#"$VMTEST_SERIES"/} does not apply to $src"; return 1; }
+	done
+	echo "applied $# patches"
 }
 
-# prepare_tree SRC ID lay|BASE: sets KTREE to the farm of SRC with the
-# series applied as patches exported against BASE (a pristine tree), or
-# with its files laid over. The farm is relinked only when ID (the
-# source's identity) changes, and the patches are applied only when they
-# change; the farm keeps its place (and so its kernel build directory),
-# and as hard links keep mtimes, a relinked farm rebuilds only what
-# changed.
+# prepare_tree SRC ID patch|lay: sets KTREE to the farm of SRC with the
+# series' committed patch files applied, or with the series' final files
+# laid over (lay_series.py). The farm is relinked only when ID (the
+# source's identity) changes, and the patches are applied only when
+# their content changes; the farm keeps its place (and so its kernel
+# build directory), and as hard links keep mtimes, a relinked farm
+# rebuilds only what changed.
 prepare_tree()
 {
-	local src=$1 id=$2 base=$3 farm patches
+	local src=$1 id=$2 how=$3 farm key
+	local -a patches
 
 	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/tools/testing/selftests" ]; then
 		die "$src does not look like a kernel tree"
@@ -123,20 +105,22 @@ prepare_tree()
 			make_farm "$src" "$farm" || die "cannot link $src"
 		printf '%s\n' "$id" >"$farm.id"
 	fi
-	if [ "$base" = lay ]; then
+	if [ "$how" = lay ]; then
 		SERIES_TARGETS=$(python3 "$VMTEST_DIR/lib/lay_series.py" \
 			--series "$VMTEST_SERIES" --farm "$farm") ||
 			die "cannot lay the series over $src"
 	else
-		patches=$(exported_series "$base") ||
-			die "cannot export the series as patches against $base (log: $VMTEST_LOGS/export.log)"
-		if [ "$(cat "$farm.series" 2>/dev/null)" != "$patches" ]; then
+		mapfile -t patches < <(series_patches)
+		[ ${#patches[@]} -gt 0 ] ||
+			die "no patch files in $VMTEST_SERIES/series/{virtio,net-next}"
+		key=$(cat "${patches[@]}" | hash_of)
+		if [ "$(cat "$farm.series" 2>/dev/null)" != "$key" ]; then
 			rm -f "$farm.series"
 			step "applying the series' patches to a work copy of $src" \
 				"$VMTEST_LOGS/apply.log" \
-				apply_series "$src" "$farm" "$patches" ||
-				die "the series, exported against $base, does not apply to $src (patches: $patches)"
-			echo "$patches" >"$farm.series"
+				apply_series "$src" "$farm" "${patches[@]}" ||
+				die "the series does not apply to $src: $(tail -n 1 "$VMTEST_LOGS/apply.log")"
+			echo "$key" >"$farm.series"
 		fi
 		SERIES_TARGETS=$(python3 "$VMTEST_DIR/lib/lay_series.py" \
 			--series "$VMTEST_SERIES" --targets) ||

@@ -1,0 +1,556 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The two series as committed 'git format-patch --cover-letter' files:
+# series/virtio/ (ringtest, ptr_ring) and series/net-next/ (page_pool),
+# both against the kernel source vmtest/sources.lock pins.
+#
+# usage: series/series.sh COMMAND ...
+#   import SERIES DIR [--full]
+#       DIR becomes a git repository of the pristine base (commit tagged
+#       'base': the files the series touch, their directories, scripts/
+#       and the top level; --full: the whole tree) with SERIES' patches
+#       applied by 'git am', one commit each, their notes (below the
+#       '---') as git notes. Edit, rebase, amend, split there.
+#   export SERIES DIR
+#       'git format-patch --cover-letter' of base..HEAD in DIR back into
+#       series/SERIES/, keeping the cover letter's subject and text, then
+#       the files both series give copied into the project
+#       (tools/..., Documentation/..., MAINTAINERS as the added entries)
+#   check
+#       each series applies to the pristine base alone and virtio then
+#       net-next applies in order; the result is the project's files
+#       (MAINTAINERS as entries; the selftests Makefile and index.rst as
+#       vmtest/lib/lay_series.py merges them); no patch removes or
+#       rewrites a line an earlier patch of its series added; prints the
+#       diffstat of each series
+#   nipa [SERIES...]
+#       netdev's patch checks (series/nipa.py) on each patch, with the
+#       series applied alone to the base
+#   send SERIES OUTDIR [--maintainers]
+#       the patch files for posting in OUTDIR, From: and Signed-off-by:
+#       stamped with your identity (git var GIT_COMMITTER_IDENT; one in
+#       a reserved domain is refused); --maintainers adds To:/Cc: from
+#       get_maintainer.pl (series/recipients.py)
+# The base tree is SERIES_BASE, else the runner's unpacked pinned source
+# ('vmtest/vmtest.sh -t current --stop-after fetch', no build).
+# Exit 1 when a check fails, 2 on wrong usage or a missing tool.
+
+set -eu
+self=$(realpath "$0")
+series=$(dirname "$self")
+repo=$(dirname "$series")
+lay=$repo/vmtest/lib/lay_series.py
+ORDER='virtio net-next'
+SELFTESTS_MK=tools/testing/selftests/Makefile
+
+usage()
+{
+	sed -n '3,36p' "$self" | cut -c3- >&2
+	exit 2
+}
+
+die()
+{
+	echo "series.sh: $*" >&2
+	exit "${rc:-1}"
+}
+
+patches_of()
+{
+	find "$series/$1" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-*' 2>/dev/null | sort
+}
+
+known()
+{
+	[[ " $ORDER " == *" $1 "* ]] || rc=2 die "no series '$1' (one of: $ORDER)"
+}
+
+base_tree()
+{
+	local t=${SERIES_BASE:-}
+
+	[ -n "$t" ] || t=$("$repo/vmtest/vmtest.sh" -t current --stop-after fetch |
+			   sed -n 's/^current src=\([^ ]*\).*/\1/p')
+	{ [ -f "$t/Makefile" ] && [ -f "$t/MAINTAINERS" ]; } ||
+		die "no pristine kernel tree (SERIES_BASE '${SERIES_BASE:-}', runner: '$t')"
+	realpath "$t"
+}
+
+# touched PATCH...: the paths the patches change, sorted.
+touched()
+{
+	[ $# -eq 0 ] || sed -n 's|^diff --git a/[^ ]* b/\(.*\)|\1|p' "$@" | sort -u
+}
+
+# project_files: the project's kernel-tree files (the series' result).
+project_files()
+{
+	git -C "$repo" ls-files -co --exclude-standard -- tools Documentation MAINTAINERS
+}
+
+# identity PATCH: the 'Name <address>' a committed patch is From.
+identity()
+{
+	unfold_from <"$1" | sed -n '/^$/q; s/^From: //p' | head -n 1
+}
+
+# unfold_from: the mail on stdin with its From: header on one line.
+unfold_from()
+{
+	awk '
+		!body && from && /^[ \t]/ { sub(/^[ \t]+/, " "); line = line $0; next }
+		from { print line; from = 0 }
+		!body && /^From: / { line = $0; from = 1; next }
+		!body && /^$/ { body = 1 }
+		{ print }
+		END { if (from) print line }'
+}
+
+# base_files TREE: what the base commit holds, besides --full: every
+# path the series touch or the project has, the other files of their
+# directories, the top level, scripts/ (checkpatch.pl, get_maintainer.pl),
+# the top directories' Kconfig and Makefile (get_maintainer.pl and
+# checkpatch.pl want to see a kernel tree) and the headers the series test.
+base_files()
+{
+	local tree=$1 p d
+
+	{
+		# shellcheck disable=SC2046 # a list of files
+		touched $(for s in $ORDER; do patches_of "$s"; done)
+		project_files
+		echo "$SELFTESTS_MK"
+	} | sort -u | while read -r p; do
+		echo "$p"
+		d=$(dirname "$p")
+		[ "$d" = . ] || [ ! -d "$tree/$d" ] ||
+			find "$tree/$d" -maxdepth 1 -type f -printf "$d/%f\n"
+		case $p in
+		Documentation/*.rst) echo "$d/index.rst" ;;
+		esac
+	done
+	(cd "$tree" && find . -maxdepth 1 -type f -printf '%P\n' &&
+		find scripts -type f &&
+		find . -mindepth 2 -maxdepth 2 \( -name Kconfig -o -name Makefile \) -printf '%P\n' &&
+		find include/linux/ptr_ring.h include/net/page_pool -type f)
+}
+
+# make_base TREE DIR [--full]: DIR a git repository whose commit 'base'
+# is TREE's files (copies: an edit in DIR never reaches the cache).
+make_base()
+{
+	local tree=$1 dir=$2 full=${3:-} who
+
+	[ ! -e "$dir" ] || [ -z "$(ls -A "$dir")" ] || die "$dir exists and is not empty"
+	mkdir -p "$dir"
+	git -C "$dir" init -q
+	if [ -n "$full" ]; then
+		cp -a "$tree/." "$dir/"
+	else
+		base_files "$tree" | sort -u | while read -r p; do
+			[ -f "$tree/$p" ] && printf '%s\0' "$p"
+		done | (cd "$tree" && cpio -0 -pdm --quiet "$dir")
+	fi
+	# The project's identity (the committed patches' From:), so that what
+	# is made here keeps it; the base commit's is fixed.
+	who=$(for s in $ORDER; do patches_of "$s"; done | head -n 1)
+	who=${who:+$(identity "$who")}
+	[ -n "$who" ] || who=$(git -C "$repo" var GIT_COMMITTER_IDENT | sed 's/> .*/>/')
+	git -C "$dir" config user.name "${who% <*}"
+	who=${who#* <}
+	git -C "$dir" config user.email "${who%>}"
+	git -C "$dir" config format.useAutoBase false
+	# Debian's top-level .gitignore ends with "/*" (its packaging), which
+	# would hide every new file: upstream's part of it goes to the
+	# repository's exclude file instead (and a new directory's
+	# .gitignore is no hidden file).
+	if [ -f "$dir/.gitignore" ]; then
+		{ sed '/^# Debian packaging/,$d' "$dir/.gitignore"
+		  echo '!.gitignore'; } >>"$dir/.git/info/exclude"
+		rm "$dir/.gitignore"
+	fi
+	git -C "$dir" add -A -f
+	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
+		git -C "$dir" commit -q -m "base: $(basename "$tree")"
+	git -C "$dir" tag base
+}
+
+# notes PATCH: the text below the patch's '---' before its diffstat (as
+# format-patch --notes writes it, "Notes:" and indented, or as is).
+notes()
+{
+	awk '
+		!body && /^$/ { body = 1; next }
+		body && !cut && /^---$/ { cut = 1; next }
+		cut && (/^ [^ ].* \| / || /^ [0-9]+ files? changed/ || /^diff --git /) { exit }
+		cut { print }
+	' "$1" | sed '/^Notes:$/d; s/^    //' | sed -e '/./,$!d' | tac | sed -e '/./,$!d' | tac
+}
+
+# am DIR PATCH...: git am, one commit each, notes restored.
+am()
+{
+	local dir=$1 p n
+	shift
+
+	for p in "$@"; do
+		if ! git -C "$dir" am -q --keep-cr "$p" >"$dir.am.log" 2>&1; then
+			git -C "$dir" am --abort 2>/dev/null || true
+			echo "series.sh: ${p#"$repo"/} does not apply:" >&2
+			cat "$dir.am.log" >&2
+			rm -f "$dir.am.log"
+			return 1
+		fi
+		n=$(notes "$p")
+		[ -z "$n" ] || git -C "$dir" notes add -f -m "$n" HEAD
+	done
+	rm -f "$dir.am.log"
+}
+
+cmd_import()
+{
+	local name=${1:-} dir=${2:-} full=${3:-}
+
+	[ -n "$dir" ] || usage
+	known "$name"
+	[ -z "$full" ] || [ "$full" = --full ] || usage
+	mapfile -t list < <(patches_of "$name")
+	make_base "$(base_tree)" "$dir" "$full"
+	[ ${#list[@]} -eq 0 ] || am "$dir" "${list[@]}" || exit 1
+	echo "series.sh: $dir: base plus ${#list[@]} patches of $name (git log base..)"
+}
+
+# fill_cover NEW OLD: NEW's subject and blurb placeholders get OLD's
+# subject and text, and OLD's Date: (so an unchanged cover letter stays
+# the same file).
+fill_cover()
+{
+	python3 - "$1" "$2" <<-'EOF'
+	import email, re, sys
+	new_path, old_path = sys.argv[1:]
+	with open(new_path, encoding='utf-8') as f:
+	    new = f.read()
+	try:
+	    with open(old_path, encoding='utf-8') as f:
+	        old = f.read()
+	except FileNotFoundError:
+	    sys.exit(0)
+	head, _, body = old.partition('\n\n')
+	msg = email.message_from_string(head + '\n\n')
+	subject = re.sub(r'^\[[^]]*\]\s*', '', ' '.join(msg['Subject'].split()))
+	author = ' '.join(msg['From'].split()).split(' <')[0].strip('"')
+	blurb = re.split(r'^%s \(\d+\):$' % re.escape(author), body, 1,
+	                 flags=re.M)[0].strip('\n')
+	if 'Date' in msg:
+	    new = re.sub(r'^Date: .*$', 'Date: ' + msg['Date'], new, 1, re.M)
+	for k, v in (('*** SUBJECT HERE ***', subject),
+	             ('*** BLURB HERE ***', blurb)):
+	    new = new.replace(k, v, 1)
+	with open(new_path, 'w', encoding='utf-8') as f:
+	    f.write(new)
+	EOF
+}
+
+# apply_all TREE PATCH...: patch -p1 each (no git), stops at a failure.
+apply_all()
+{
+	local tree=$1 p
+	shift
+
+	for p in "$@"; do
+		patch -p1 -N -s -f --no-backup-if-mismatch -d "$tree" <"$p" >&2 ||
+			{ echo "series.sh: ${p#"$repo"/} does not apply" >&2; return 1; }
+	done
+}
+
+# result TREE WORK: WORK/a is the pristine TREE's paths both series touch
+# with both series applied, WORK/base the same paths pristine; prints
+# the paths.
+result()
+{
+	local tree=$1 work=$2 p
+	local -a all
+
+	mkdir -p "$work"
+	mapfile -t all < <(for s in $ORDER; do patches_of "$s"; done)
+	touched "${all[@]}" >"$work/paths"
+	mkdir -p "$work/a" "$work/base"
+	while read -r p; do
+		[ -f "$tree/$p" ] || continue
+		mkdir -p "$(dirname "$work/a/$p")" "$(dirname "$work/base/$p")"
+		cp -p "$tree/$p" "$work/a/$p" && cp -p "$tree/$p" "$work/base/$p"
+	done <"$work/paths"
+	apply_all "$work/a" "${all[@]}"
+}
+
+cmd_export()
+{
+	local name=${1:-} dir=${2:-} prefix work p n old
+
+	[ -n "$dir" ] || usage
+	known "$name"
+	git -C "$dir" rev-parse -q --verify base >/dev/null ||
+		die "$dir has no 'base' tag: make it with series.sh import"
+	[ -z "$(git -C "$dir" status --porcelain --untracked-files=no)" ] ||
+		die "$dir has uncommitted changes"
+	old=$series/$name/0000-cover-letter.patch
+	prefix="PATCH $name"
+	[ ! -f "$old" ] || prefix=$(sed -n 's/^Subject: \[\(.*\) 0*0\/[0-9]*\].*/\1/p' "$old")
+	work=$WORK
+	[ -n "$(git -C "$dir" rev-list base..HEAD)" ] || die "$dir has no commit after base"
+	git -C "$dir" format-patch -q --zero-commit --no-signature --notes \
+		--cover-letter --subject-prefix="$prefix" -o "$work/out" base..HEAD
+	fill_cover "$work/out/0000-cover-letter.patch" "$old"
+	mkdir -p "$series/$name"
+	rm -f "$series/$name"/[0-9][0-9][0-9][0-9]-*.patch
+	cp "$work/out"/*.patch "$series/$name/"
+	n=$(patches_of "$name" | wc -l)
+	echo "series.sh: series/$name: a cover letter and $n patches"
+
+	# The project's files: what the base plus both series give.
+	for p in $ORDER; do
+		[ -n "$(patches_of "$p")" ] ||
+			die "series/$p has no patches: the project's files were left as they are"
+	done
+	result "$(base_tree)" "$work" || die "the series do not apply to the base"
+	while read -r p; do
+		case $p in
+		MAINTAINERS)
+			python3 "$lay" --entries "$work/base/MAINTAINERS" \
+				"$work/a/MAINTAINERS" --header "$repo/MAINTAINERS" \
+				>"$work/MAINTAINERS" && cp "$work/MAINTAINERS" "$repo/MAINTAINERS"
+			;;
+		"$SELFTESTS_MK" | Documentation/*index.rst) ;;
+		*)
+			if [ -f "$work/a/$p" ]; then
+				mkdir -p "$(dirname "$repo/$p")"
+				cp "$work/a/$p" "$repo/$p"
+				chmod "$(stat -c %a "$work/a/$p")" "$repo/$p"
+			else
+				rm -f "$repo/$p"
+			fi
+			;;
+		esac
+	done <"$work/paths"
+	# A project file no patch carries any more goes (check would fail).
+	project_files | grep -vxF -f "$work/paths" | while read -r p; do
+		[ "$p" = MAINTAINERS ] && continue
+		echo "series.sh: removing $p: no patch carries it"
+		rm -f "$repo/$p"
+	done
+	echo "series.sh: the project's files are what the base and both series give"
+}
+
+# undone DIR FIRST LAST: the lines that a patch FIRST..LAST removes or
+# rewrites which an earlier patch of FIRST..LAST added.
+undone()
+{
+	local dir=$1 first=$2 last=$3 c i=0 f a n
+	local -A num
+
+	for c in $(git -C "$dir" rev-list --reverse "$first^..$last"); do
+		i=$((i + 1))
+		num[$c]=$i
+		[ "$i" -gt 1 ] || continue
+		git -C "$dir" diff -U0 --no-color "$c^" "$c" | awk '
+			/^--- a\// { f = substr($0, 7) }
+			/^--- \/dev\/null/ { f = "" }
+			/^@@ / && f != "" {
+				split($2, r, ",")
+				a = substr(r[1], 2); n = (2 in r) ? r[2] : 1
+				if (n > 0) print f, a, n
+			}' | while read -r f a n; do
+			git -C "$dir" blame -l -s -L "$a,+$n" "$c^" -- "$f" |
+				while read -r sha rest; do
+					[ -n "${num[$sha]:-}" ] || continue
+					printf 'patch %d removes or rewrites a line patch %d added: %s:%s\n' \
+						"$i" "${num[$sha]}" "$f" "$rest"
+				done
+		done
+	done
+}
+
+cmd_check()
+{
+	local tree work s p bad=0 first last prev=base out
+	local -a list
+
+	tree=$(base_tree)
+	work=$WORK
+	for s in $ORDER; do
+		mapfile -t list < <(patches_of "$s")
+		[ ${#list[@]} -gt 0 ] || { echo "not ok - series/$s has patches"; bad=1; continue; }
+		make_base "$tree" "$work/$s" >/dev/null
+		if am "$work/$s" "${list[@]}"; then
+			echo "ok - series/$s: its ${#list[@]} patches apply to the base alone"
+		else
+			echo "not ok - series/$s applies to the base alone"; bad=1
+		fi
+	done
+	# Both, in order, in one repository.
+	make_base "$tree" "$work/both" >/dev/null
+	for s in $ORDER; do
+		mapfile -t list < <(patches_of "$s")
+		if am "$work/both" "${list[@]}"; then
+			echo "ok - series/$s: every patch applies in order${prev:+ after $prev}"
+			git -C "$work/both" tag "$s"
+		else
+			echo "not ok - series/$s: every patch applies in order"; bad=1
+			break
+		fi
+		prev=$s
+	done
+	[ "$bad" -eq 0 ] || exit 1
+
+	# base + patches == the project's files, and == the files laid over
+	# the base (the distro target's way).
+	result "$tree" "$work/r" || exit 1
+	cp -a "$work/r/base" "$work/r/laid"
+	python3 "$lay" --series "$repo" --farm "$work/r/laid" >/dev/null
+	out=$(
+		{ cat "$work/r/paths"; project_files; } | sort -u | while read -r p; do
+			a=$work/r/a/$p
+			case $p in
+			MAINTAINERS)
+				python3 "$lay" --entries "$work/r/base/MAINTAINERS" "$a" |
+					diff -u --label "MAINTAINERS (the patches' entries)" \
+					--label "MAINTAINERS (the project's)" - \
+					<(python3 "$lay" --entries /dev/null "$repo/MAINTAINERS") ||
+					true
+				;;
+			"$SELFTESTS_MK" | Documentation/*index.rst)
+				diff -u --label "$p (patched)" --label "$p (laid)" \
+					"$a" "$work/r/laid/$p" || true
+				;;
+			*)
+				if [ ! -f "$a" ] && [ ! -f "$repo/$p" ]; then
+					continue
+				elif [ ! -f "$a" ]; then
+					echo "$p: the project has it, the patches delete it or do not carry it"
+				elif [ ! -f "$repo/$p" ]; then
+					echo "$p: the patches give it, the project has none"
+				else
+					diff -u --label "$p (patched)" --label "$p (project)" \
+						"$a" "$repo/$p" || true
+					[ "$(stat -c %A "$a" | cut -c4)" = "$(stat -c %A "$repo/$p" | cut -c4)" ] ||
+						echo "$p: executable in one only"
+				fi
+				if [ -f "$a" ]; then
+					cmp -s "$a" "$work/r/laid/$p" ||
+						echo "$p: lay_series.py lays it otherwise"
+				fi
+				;;
+			esac
+		done
+	)
+	if [ -z "$out" ]; then
+		echo "ok - base + virtio + net-next == the project's files ($(wc -l <"$work/r/paths") paths)"
+	else
+		echo "not ok - base + virtio + net-next == the project's files"
+		printf '%s\n' "$out" | sed 's/^/# /'
+		bad=1
+	fi
+
+	prev=base
+	for s in $ORDER; do
+		first=$(git -C "$work/both" rev-list --reverse "$prev..$s" | head -n 1)
+		out=$(undone "$work/both" "$first" "$s")
+		if [ -z "$out" ]; then
+			echo "ok - series/$s: no patch removes or rewrites a line an earlier one added"
+		else
+			echo "not ok - series/$s: a patch removes or rewrites what an earlier one added"
+			printf '%s\n' "$out" | sed 's/^/# /'
+			bad=1
+		fi
+		echo "# diffstat of series/$s:"
+		git -C "$work/both" diff --stat=72 "$prev" "$s" | sed 's/^/#   /'
+		echo "# series/$s: $(git -C "$work/both" rev-list --count "$prev..$s") patches,$(
+			git -C "$work/both" diff --shortstat "$prev" "$s" | cut -d, -f2-)"
+		prev=$s
+	done
+	exit "$bad"
+}
+
+cmd_nipa()
+{
+	local tree work s rc=0
+
+	# shellcheck disable=SC2086 # a list of names
+	[ $# -gt 0 ] || set -- $ORDER
+	tree=$(base_tree)
+	work=$WORK
+	for s in "$@"; do
+		known "$s"
+		mapfile -t list < <(patches_of "$s")
+		make_base "$tree" "$work/$s" >/dev/null
+		am "$work/$s" "${list[@]}" || { rc=1; continue; }
+		echo "# series/$s"
+		python3 "$series/nipa.py" "$work/$s" "$series/$s" || rc=1
+	done
+	exit "$rc"
+}
+
+# reserved ADDRESS: the address is in a domain that is never a person's.
+reserved()
+{
+	local d=${1##*@}
+
+	d=${d,,}
+	case $d in
+	localhost | *.localhost | example | *.example | invalid | *.invalid | \
+	example.com | example.net | example.org | test | *.test) return 0 ;;
+	esac
+	[ "$d" = "$1" ]
+}
+
+cmd_send()
+{
+	local name=${1:-} out=${2:-} opt=${3:-} me addr them p work
+	local -a list
+
+	[ -n "$out" ] || usage
+	known "$name"
+	[ -z "$opt" ] || [ "$opt" = --maintainers ] || usage
+	me=$(git -C "$repo" var GIT_COMMITTER_IDENT 2>/dev/null | sed 's/> .*/>/') || me=
+	addr=$(sed -n 's/.*<\(.*\)>$/\1/p' <<<"$me")
+	if [ -z "$addr" ] || reserved "$addr"; then
+		rc=2 die "refusing to post as '${me:-nobody}': set your own identity, e.g.
+  git -C $repo config user.name 'Your Name'
+  git -C $repo config user.email you@your.domain
+(or GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL); .example, .invalid, .test and localhost are reserved"
+	fi
+	mapfile -t list < <(patches_of "$name")
+	[ ${#list[@]} -gt 0 ] || die "series/$name has no patches"
+	them=$(identity "${list[0]}")
+	mkdir -p "$out"
+	rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch
+	for p in "$series/$name/0000-cover-letter.patch" "${list[@]}"; do
+		[ -f "$p" ] || continue
+		unfold_from <"$p" | awk -v them="$them" -v me="$me" '
+			!body && $0 == "From: " them { $0 = "From: " me }
+			!body && /^$/ { body = 1 }
+			body && $0 == "Signed-off-by: " them { $0 = "Signed-off-by: " me }
+			{ print }' >"$out/${p##*/}"
+	done
+	if [ "$opt" = --maintainers ]; then
+		work=$WORK
+		make_base "$(base_tree)" "$work/git" >/dev/null
+		am "$work/git" "${list[@]}" || exit 1
+		python3 "$series/recipients.py" "$work/git" "$(base_tree)" "$out"
+	fi
+	ls "$out"/[0-9][0-9][0-9][0-9]-*.patch
+}
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cmd=${1:-}
+[ $# -eq 0 ] || shift
+case $cmd in
+import) cmd_import "$@" ;;
+export) cmd_export "$@" ;;
+check) [ $# -eq 0 ] || usage; cmd_check ;;
+nipa) cmd_nipa "$@" ;;
+send) cmd_send "$@" ;;
+*) usage ;;
+esac
