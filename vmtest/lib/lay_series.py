@@ -187,7 +187,7 @@ def add_targets(text, targets):
 
 
 def add_to_toctree(text, page):
-    """Insert page into the first toctree of an index.rst, sorted."""
+    """Insert page into the first toctree of an index.rst."""
     lines = text.split('\n')
     start = next((i for i, l in enumerate(lines)
                   if l.strip().startswith('.. toctree::')), None)
@@ -204,8 +204,11 @@ def add_to_toctree(text, page):
     if any(lines[e].strip() == page for e in entries):
         return text
     indent = re.match(r'\s*', lines[entries[0]]).group(0) if entries else '   '
-    before = [e for e in entries if lines[e].strip() < page]
-    pos = (before[-1] + 1) if before else (entries[0] if entries else i)
+    # Before the first entry that sorts after it: a toctree sorted only
+    # in parts gets the page next to its neighbours (page_pool_bench
+    # after page_pool)
+    after = [e for e in entries if lines[e].strip() > page]
+    pos = after[0] if after else (entries[-1] + 1 if entries else i)
     lines.insert(pos, indent + page)
     return '\n'.join(lines)
 
