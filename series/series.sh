@@ -111,7 +111,8 @@ unfold_from()
 # path the series touch or the project has, the other files of their
 # directories, the top level, scripts/ (checkpatch.pl, get_maintainer.pl),
 # the top directories' Kconfig and Makefile (get_maintainer.pl and
-# checkpatch.pl want to see a kernel tree) and the headers the series test.
+# checkpatch.pl want to see a kernel tree), the headers the series test
+# and kselftest's helpers.
 base_files()
 {
 	local tree=$1 p d
@@ -133,7 +134,9 @@ base_files()
 	(cd "$tree" && find . -maxdepth 1 -type f -printf '%P\n' &&
 		find scripts -type f &&
 		find . -mindepth 2 -maxdepth 2 \( -name Kconfig -o -name Makefile \) -printf '%P\n' &&
-		find include/linux/ptr_ring.h include/net/page_pool -type f)
+		find include/linux/ptr_ring.h include/net/page_pool -type f &&
+		# what the selftests' scripts source (shellcheck follows it)
+		find tools/testing/selftests/kselftest -type f)
 }
 
 # make_base TREE DIR [--full]: DIR a git repository whose commit 'base'

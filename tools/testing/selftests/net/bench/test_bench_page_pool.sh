@@ -43,7 +43,8 @@ vermagic=$(modinfo -F vermagic "$KO" 2>/dev/null)
 
 params=("$@")
 [ $# -gt 0 ] || read -ra params <<<"${BENCH_PAGE_POOL_PARAMS:-}"
-if [ "${KSFT_MACHINE_SLOW:-}" = yes ] && [[ " ${params[*]} " != *" loops="* ]]; then
+if [ "${KSFT_MACHINE_SLOW:-}" = yes ] &&
+   [[ " ${params[*]} " != *" loops="* ]]; then
 	params+=(loops=100000)
 fi
 

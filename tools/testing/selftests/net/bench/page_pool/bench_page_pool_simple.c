@@ -29,9 +29,9 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <net/page_pool/helpers.h>
-#if __has_include(<linux/device/faux.h>)
+#ifdef BENCH_HAVE_FAUX
 #include <linux/device/faux.h>
-#else /* before 6.15, as distributions' kernels */
+#else
 #include <linux/platform_device.h>
 #endif
 
@@ -554,7 +554,7 @@ static void bench_run(const struct bench_test *t)
  * The device the *_dma tests map pages for: no hardware, a 64-bit DMA
  * mask, so that dma-direct maps without bouncing unless swiotlb=force.
  */
-#if __has_include(<linux/device/faux.h>)
+#ifdef BENCH_HAVE_FAUX
 static struct faux_device *bench_fdev;
 
 static struct device *bench_dma_dev_create(void)
