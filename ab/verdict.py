@@ -150,48 +150,58 @@ def env_notes(base, change):
     return notes
 
 
-def compare(base, change, deterministic, margin):
-    """(rows, header, notes) of the table of BASE against CHANGE."""
-    names = [n for n in dict.fromkeys(n for r in base for n in r.perf)
-             if any(n in r.perf for r in change)]
-    if not names:
-        raise ktap.KtapError('the sides have no perf= test in common')
-    data, units = {}, {}
-    for name in names:
-        (before, unit), (after, other) = (samples(base, name),
-                                          samples(change, name))
-        if unit != other:
-            raise ktap.KtapError(f'{name}: base in {unit}, change in {other}')
-        data[name], units[name] = (before, after), unit
-    exact = {n: deterministic or units[n] == 'insn' for n in names}
-    verdicts = judge_timing({n: data[n] for n in names if not exact[n]},
-                            margin)
-    rows = []
-    for name in names:
-        if exact[name]:
-            verdicts[name] = judge_deterministic(*data[name])
-        before, after = (np.mean(s) for s in data[name])
-        delta, unit = after - before, units[name]
-        rows.append([name, f'{before:.3f}{unit}', f'{after:.3f}{unit}',
-                     f'{delta:+.3f}',
-                     f'{100 * delta / before:+.2f}%' if before else '-',
-                     verdicts[name]])
-    rules = sorted({(units[n], exact[n]) for n in names})
-    header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
-              '; '.join(f'unit {u}, {rule(e, margin)}' for u, e in rules))
-    notes = env_notes(base, change)
+def case_notes(base, change):
+    """A note per side on the tests only it has, failed or skipped."""
+    notes = []
     for side, runs, other in (('base', base, change),
                               ('change', change, base)):
-        only = sorted({n for r in runs for n in r.perf} -
-                      {n for r in other for n in r.perf})
-        for what, found in (('only in', only),
-                            ('not ok in', sorted(set().union(
-                                *(r.failed for r in runs)))),
-                            ('skipped in', sorted(set().union(
-                                *(r.skipped for r in runs))))):
+        for what, found in (
+                ('only in', {n for r in runs for n in r.perf} -
+                 {n for r in other for n in r.perf}),
+                ('not ok in', set().union(*(r.failed for r in runs))),
+                ('skipped in', set().union(*(r.skipped for r in runs)))):
             if found:
-                notes.append(f'{what} {side}: {" ".join(found)}')
-    return rows, header, notes
+                notes.append(f'{what} {side}: {" ".join(sorted(found))}')
+    return notes
+
+
+def common(base, change):
+    """{name: (base samples, change samples, unit)} of the tests both
+    sides have, in the base's order."""
+    data = {}
+    for name in dict.fromkeys(n for r in base for n in r.perf):
+        if any(name in r.perf for r in change):
+            (before, unit), (after, other) = (samples(base, name),
+                                              samples(change, name))
+            if unit != other:
+                raise ktap.KtapError(
+                    f'{name}: base in {unit}, change in {other}')
+            data[name] = before, after, unit
+    if not data:
+        raise ktap.KtapError('the sides have no perf= test in common')
+    return data
+
+
+def compare(base, change, deterministic, margin):
+    """(rows, header, notes) of the table of BASE against CHANGE."""
+    data = common(base, change)
+    exact = {n: deterministic or d[2] == 'insn' for n, d in data.items()}
+    verdicts = judge_timing({n: d[:2] for n, d in data.items()
+                             if not exact[n]}, margin)
+    rows = []
+    for name, (before, after, unit) in data.items():
+        if exact[name]:
+            verdicts[name] = judge_deterministic(before, after)
+        before, after = np.mean(before), np.mean(after)
+        rows.append([name, f'{before:.3f}{unit}', f'{after:.3f}{unit}',
+                     f'{after - before:+.3f}',
+                     f'{100 * (after - before) / before:+.2f}%'
+                     if before else '-', verdicts[name]])
+    rules = sorted({(d[2], exact[n]) for n, d in data.items()})
+    header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
+              '; '.join(f'unit {u}, {rule(e, margin)}' for u, e in rules))
+    return rows, header, (env_notes(base, change) +
+                          case_notes(base, change))
 
 
 def render(rows, header, notes, fmt):
