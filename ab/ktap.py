@@ -16,10 +16,11 @@ import os
 import re
 
 ENV_KEYS = ('kernel', 'cmdline', 'vulnerabilities')
-# A metric prefix on a known base unit: times become ns, counts insn.
-PREFIX = {'': 1.0, 'p': 1e-12, 'n': 1e-9, 'u': 1e-6, 'µ': 1e-6,
-          'm': 1e-3, 'k': 1e3, 'M': 1e6, 'G': 1e9}
-BASE = {'s': ('ns', 1e9), 'insn': ('insn', 1.0)}
+# A metric prefix (its power of ten) on a known base unit: times become
+# ns, instructions insn.
+PREFIX = {'': 0, 'p': -12, 'n': -9, 'u': -6, 'µ': -6, 'm': -3, 'k': 3,
+          'M': 6, 'G': 9}
+BASE = {'s': ('ns', 9), 'insn': ('insn', 0)}
 
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 RESULT = re.compile(r'^(not )?ok\s+\d+\b\s*(.*)$')
@@ -49,9 +50,11 @@ class Run:
 
 def normalise(value, unit):
     """(value, unit) with a metric prefix of s or insn folded in."""
-    for base, (shown, factor) in BASE.items():
+    for base, (shown, power) in BASE.items():
         if unit.endswith(base) and unit[:-len(base)] in PREFIX:
-            return value * PREFIX[unit[:-len(base)]] * factor, shown
+            power += PREFIX[unit[:-len(base)]]
+            return value * 10 ** power if power >= 0 else \
+                value / 10 ** -power, shown
     return value, unit
 
 

@@ -144,9 +144,10 @@ def env_notes(base, change):
         sides = [set().union(*(env_words(key, r.env.get(key))
                                for r in runs)) for runs in (base, change)]
         if sides[0] != sides[1]:
-            only = [' '.join(sorted(one - other)) or '-'
-                    for one, other in (sides, sides[::-1])]
-            notes.append(f'{key} differs: base {only[0]}; change {only[1]}')
+            only = [(' | ' if key == 'vulnerabilities' else ' ').join(
+                sorted(one - other)) or '-' for one, other in (
+                    sides, sides[::-1])]
+            notes.append(f'{key} differs: base {only[0]} / change {only[1]}')
     return notes
 
 
