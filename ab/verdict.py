@@ -30,8 +30,13 @@ import re
 import sys
 import warnings
 
-import numpy as np
-from scipy import stats
+try:
+    import numpy as np
+    from scipy import stats
+except ImportError as missing:
+    print(f'verdict.py: {missing}: install python3-scipy (Debian) for '
+          f'{sys.executable}', file=sys.stderr)
+    sys.exit(2)
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 # pylint: disable=wrong-import-position
@@ -225,16 +230,20 @@ def render(rows, header, notes, fmt):
 def main(argv=None):
     """The command line; returns the exit code."""
     parser = argparse.ArgumentParser(
-        description=__doc__.split('\n', maxsplit=1)[0])
-    parser.add_argument('--base', nargs='+', required=True, metavar='RUN')
-    parser.add_argument('--change', nargs='+', required=True, metavar='RUN')
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--base', nargs='+', required=True, metavar='RUN',
+                        help='the runs before the change')
+    parser.add_argument('--change', nargs='+', required=True, metavar='RUN',
+                        help='the runs with the change')
     parser.add_argument('--format', choices=('text', 'markdown'),
                     default='text')
     parser.add_argument('--deterministic', action='store_true',
                     help='judge every figure as an exact count')
     parser.add_argument('--margin', type=float, default=2.0, metavar='PCT',
                     help='equivalence margin for timings (default 2)')
-    parser.add_argument('--fail-on-slower', action='store_true')
+    parser.add_argument('--fail-on-slower', action='store_true',
+                        help='exit 1 when a test is slower')
     args = parser.parse_args(argv)
     try:
         sides = []
