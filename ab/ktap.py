@@ -23,7 +23,7 @@ PREFIX = {'': 0, 'p': -12, 'n': -9, 'u': -6, 'µ': -6, 'm': -3, 'k': 3,
 BASE = {'s': ('ns', 9), 'insn': ('insn', 0)}
 
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
-RESULT = re.compile(r'^(not )?ok\s+\d+\b\s*(.*)$')
+RESULT = re.compile(r'^(not )?ok\s+\d+\b\s*(?:- )?(.*)$')
 PERF = re.compile(r'^perf=([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)'
                   r'(\S+)')
 DIAG = re.compile(rf'^({"|".join(ENV_KEYS)}):\s*(.*)$')
