@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of ab/ktap.py and ab/verdict.py on canned KTAP logs.
+
+Each canned run is what test_bench_page_pool.sh (or ptr_ring_test) prints
+in one boot; the figures are the deterministic kernel's instructions per
+element, or nanoseconds, with a fixed boot-to-boot jitter.  Run as a
+script, it prints "ok - NAME" or "not ok - NAME" per test.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+AB = os.path.join(os.path.dirname(os.path.realpath(__file__)), '..', '..',
+                  'ab')
+sys.path.insert(0, AB)
+# pylint: disable=wrong-import-position
+import ktap
+import verdict
+
+# Instructions per element in the deterministic kernel (about)
+FIGURES = {'for_loop': 3.009, 'atomic_inc': 4.003, 'lock': 17.019,
+           'no-softirq-page_pool01': 71.061, 'no-softirq-page_pool02': 155.448,
+           'no-softirq-page_pool03': 496.748,
+           'bh_page_pool02_ptr_ring': 144.433, 'bh_page_pool03_slow': 501.731,
+           'bh_page_pool04_napi_local': 84.066,
+           'bh_page_pool05_napi_remote': 147.435}
+# Boot-to-boot jitter of the counts: a spread of 0.05 (0.04 on the slow
+# path) in the base, the change's mean 0.005 higher
+JITTER = ((0.0, 0.03, -0.02), (0.02, -0.01, 0.015))
+KERNEL = '7.3.4 #1 SMP PREEMPT Tue Dec 1 15:24:59 UTC 2026'
+CMDLINE = 'console=ttyS0,115200 loglevel=5 panic=-1 -- vmtest_job=/j/%d'
+VULNS = ('spectre_v2:Vulnerable; STIBP: disabled; PBRSB-eIBRS: Not affected'
+         ' mds:Not affected spectre_v1:Vulnerable: __user pointer '
+         'sanitization and usercopy barriers only; no swapgs barriers')
+
+
+def raw(figures, unit='insn', env=True, boot=0):
+    """test_bench_page_pool.sh's KTAP of one boot."""
+    lines = ['TAP version 13']
+    if env:
+        lines += [f'# kernel: {KERNEL}', f'# cmdline: {CMDLINE % boot}',
+                  f'# vulnerabilities: {VULNS}']
+    lines.append(f'1..{len(figures) + 2}')
+    for i, (name, value) in enumerate(figures.items(), 1):
+        lines += [f'# Type:{name} Per elem: 1.000 cycles(tsc) {value:.3f} ns',
+                  f'ok {i} {name} # perf={value:.3f}{unit}']
+    lines += [f'not ok {len(figures) + 1} no-softirq-page_pool01_dma',
+              f'ok {len(figures) + 2} cross_cpu_return # SKIP',
+              '# Totals: pass:10 fail:1 xfail:0 xpass:0 skip:1 error:0']
+    return '\n'.join(lines) + '\n'
+
+
+def wrapped(text, depth=1):
+    """TEXT as run_kselftest.sh (DEPTH 1) or a runner of that prints it."""
+    for _ in range(depth):
+        text = ('TAP version 13\n1..1\n# timeout set to 300\n'
+                '# selftests: net/bench: test_bench_page_pool.sh\n' +
+                ''.join('# ' + line + '\n' for line in text.splitlines()) +
+                'ok 1 selftests: net/bench: test_bench_page_pool.sh\n')
+    return text
+
+
+def boots(side, shift=None, scale=0.0, unit='insn', env=True):
+    """KTAP of three boots of one side: FIGURES with the side's JITTER
+    (for a timing, SCALE: the spread in percent of the figure), plus
+    SHIFT {name: difference}."""
+    runs = []
+    for boot, jitter in enumerate(JITTER[side]):
+        figures = {}
+        for name, value in FIGURES.items():
+            if scale:
+                noise = value * scale / 100 * jitter / 0.05
+            else:
+                noise = jitter * (0.8 if value > 400 else 1.0)
+            figures[name] = value + noise + (shift or {}).get(name, 0.0)
+        runs.append(raw(figures, unit, env, boot))
+    return runs
+
+
+class Case(unittest.TestCase):
+    """A temporary directory for the canned logs."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()  # pylint: disable=R1732
+        self.addCleanup(self.tmp.cleanup)
+
+    def write(self, label, texts):
+        """TEXTS as files LABEL.N in the temporary directory."""
+        paths = []
+        for i, text in enumerate(texts):
+            paths.append(os.path.join(self.tmp.name, f'{label}.{i}'))
+            with open(paths[-1], 'w', encoding='utf-8') as out:
+                out.write(text)
+        return paths
+
+    def table(self, base, change, deterministic=False):
+        """{test: verdict} of two sides' texts."""
+        runs = [[r for p in self.write(label, texts)
+                 for r in ktap.read_runs(p)]
+                for label, texts in (('base', base), ('change', change))]
+        rows, _, _ = verdict.compare(*runs, deterministic, 2.0)
+        return {row[0]: row[5] for row in rows}
+
+    def cli(self, *args):
+        """(exit code, stdout, stderr) of verdict.py ARGS."""
+        proc = subprocess.run([sys.executable, os.path.join(AB, 'verdict.py'),
+                               *args], capture_output=True, text=True,
+                              check=False)
+        return proc.returncode, proc.stdout, proc.stderr
+
+
+class Deterministic(Case):
+    """Instruction counts, judged by the boot-to-boot spread."""
+
+    def test_aa_is_same(self):
+        """an A/A pair, 3 boots a side: "same" on every test"""
+        table = self.table(boots(0), boots(1))
+        self.assertEqual(set(table), set(FIGURES))
+        self.assertEqual(set(table.values()), {'same'})
+
+    def test_one_insn_slower_only_there(self):
+        """+1 instruction on one test: "slower" there, "same" elsewhere"""
+        table = self.table(boots(0), boots(1, {'no-softirq-page_pool01': 1}))
+        self.assertEqual(table.pop('no-softirq-page_pool01'), 'slower')
+        self.assertEqual(set(table.values()), {'same'})
+
+    def test_nop_kernel_and_slow_path(self):
+        """+0.96 (spread 0.05), +2.0 on 496 (spread 0.04): slower; -1 faster"""
+        table = self.table(boots(0), boots(1, {
+            'no-softirq-page_pool02': 0.96, 'no-softirq-page_pool03': 2.0,
+            'lock': -1}))
+        self.assertEqual(table['no-softirq-page_pool02'], 'slower')
+        self.assertEqual(table['no-softirq-page_pool03'], 'slower')
+        self.assertEqual(table['lock'], 'faster')
+        self.assertEqual(table['for_loop'], 'same')
+
+    def test_one_boot_a_side(self):
+        """one boot a side: no spread, "unknown" unless identical"""
+        table = self.table(boots(0)[:1], boots(0, {'lock': 1})[:1])
+        self.assertEqual(table.pop('lock'), verdict.UNKNOWN)
+        self.assertEqual(set(table.values()), {'same'})
+
+    def test_between_is_unknown(self):
+        """a shift between one and three spreads: "unknown" """
+        table = self.table(boots(0), boots(1, {'lock': 0.1}))
+        self.assertEqual(table['lock'], verdict.UNKNOWN)
+
+    def test_flag_makes_ns_exact(self):
+        """--deterministic judges ns figures (icount) by the spread"""
+        table = self.table(boots(0, unit='ns'),
+                           boots(1, {'lock': 1}, unit='ns'), True)
+        self.assertEqual(table.pop('lock'), 'slower')
+        self.assertEqual(set(table.values()), {'same'})
+
+
+class Timing(Case):
+    """Nanoseconds: Welch's test on boot means, Holm, TOST."""
+
+    def test_inside_spread_is_unknown(self):
+        """a difference inside the run-to-run spread: "unknown" """
+        table = self.table(boots(0, scale=6, unit='ns'),
+                           boots(1, {'lock': 0.5}, scale=6, unit='ns'))
+        self.assertEqual(set(table.values()), {verdict.UNKNOWN})
+
+    def test_well_outside_is_slower(self):
+        """a shift well outside the spread: "slower" on that test only"""
+        table = self.table(boots(0, scale=0.3, unit='ns'), boots(
+            1, {'no-softirq-page_pool01': 10.0}, scale=0.3, unit='ns'))
+        self.assertEqual(table.pop('no-softirq-page_pool01'), 'slower')
+        self.assertNotIn('slower', table.values())
+
+    def test_quiet_aa_is_same(self):
+        """an A/A pair with 0.3 % jitter: "same" (TOST, 2 % margin)"""
+        table = self.table(boots(0, scale=0.3, unit='ns'),
+                           boots(1, scale=0.3, unit='ns'))
+        self.assertEqual(set(table.values()), {'same'})
+
+    def test_holm(self):
+        """Holm's adjustment: step-down, monotone, at most 1"""
+        self.assertEqual(verdict.holm([0.01, 0.04, 0.03, 0.5]),
+                         [0.04, 0.09, 0.09, 0.5])
+
+
+class Reading(Case):
+    """KTAP from any source reads the same."""
+
+    def runs(self, text):
+        """The one run of TEXT as a file."""
+        [run] = ktap.read_runs(self.write('run', [text])[0])
+        return run
+
+    def test_wrapped_reads_same(self):
+        """raw, kselftest-wrapped, twice wrapped, timestamped, runner job"""
+        text = boots(0)[0]
+        want = self.runs(text)
+        job = os.path.join(self.tmp.name, 'job')
+        os.makedirs(os.path.join(job, 'ktap'))
+        with open(os.path.join(job, 'ktap', 'install.tap'), 'w',
+                  encoding='utf-8') as out:
+            out.write(wrapped(text))
+        stamped = ''.join(f'[   {i}.000001] {line}\n'
+                          for i, line in enumerate(text.splitlines()))
+        for got in (self.runs(wrapped(text)), self.runs(wrapped(text, 2)),
+                    self.runs(stamped), ktap.read_runs(job)[0]):
+            self.assertEqual((got.perf, got.skipped, got.failed, got.env),
+                             (want.perf, want.skipped, want.failed,
+                              want.env))
+        self.assertEqual(want.failed, {'no-softirq-page_pool01_dma'})
+        self.assertEqual(want.skipped, {'cross_cpu_return'})
+        self.assertEqual(want.env['kernel'], KERNEL)
+        code, out, _ = self.cli('--base', *self.write('b', boots(0)),
+                                '--change', *self.write('c', [
+                                    wrapped(t) for t in boots(1)]))
+        self.assertEqual(code, 0)
+        self.assertNotIn('note: kernel', out)
+
+    def test_directory_and_ptr_ring(self):
+        """a directory: a run a file; ptr_ring: repetitions averaged, SKIP"""
+        logs = os.path.join(self.tmp.name, 'logs')
+        os.mkdir(logs)
+        for i in range(3):
+            with open(os.path.join(logs, f'boot{i}.log'), 'w',
+                      encoding='utf-8') as out:
+                out.write('TAP version 13\n1..2\n# size 1024 count 1\n'
+                          f'ok 1 spsc # perf={10 + i}ns\n'
+                          f'ok 1 spsc # perf={12 + i}ns\n'
+                          'ok 2 # SKIP batch: needs two CPUs\n')
+        with open(os.path.join(logs, 'README'), 'w', encoding='utf-8') as out:
+            out.write('three boots\n')
+        runs = ktap.read_runs(logs)
+        self.assertEqual([r.sample('spsc') for r in runs], [11.0, 12.0, 13.0])
+        self.assertEqual(runs[0].skipped, {'batch'})
+
+    def test_units(self):
+        """metric prefixes: 0.005us is 5 ns, 1.2kinsn 1200 insn"""
+        run = self.runs('ok 1 a # perf=0.005us\nok 2 b # perf=1.2kinsn\n'
+                        'ok 3 c # perf=7pps\n')
+        self.assertEqual(run.perf['a'][0], 'ns')
+        self.assertAlmostEqual(run.perf['a'][1][0], 5.0)
+        self.assertEqual(run.perf['b'], ('insn', [1200.0]))
+        self.assertEqual(run.perf['c'], ('pps', [7.0]))
+
+    def test_environment_notes(self):
+        """notes: cmdline, mitigations, "not recorded"; none for build date"""
+        base = boots(0)
+        rebuilt = '#2 SMP PREEMPT Wed Dec 2'
+        change = [t.replace('panic=-1', 'panic=-1 mitigations=off')
+                  .replace('spectre_v2:Vulnerable;', 'spectre_v2:Mitigation;')
+                  .replace('#1 SMP PREEMPT Tue Dec 1', rebuilt)
+                  for t in boots(1)]
+        code, out, _ = self.cli('--base', *self.write('b', base),
+                                '--change', *self.write('c', change))
+        self.assertEqual(code, 0)
+        self.assertIn('note: cmdline differs: base - / change mitigations=off',
+                      out)
+        self.assertIn('note: vulnerabilities differs: base spectre_v2:', out)
+        self.assertNotIn('note: kernel', out)
+        code, out, _ = self.cli('--base', *self.write('b', base),
+                                '--change', *self.write('n', boots(1, env=0)))
+        self.assertIn('note: kernel differs: base 7.3.4 PREEMPT SMP / change '
+                      'not recorded', out)
+
+
+class Command(Case):
+    """The command line: table, formats, exit codes."""
+
+    def test_table_and_fail_on_slower(self):
+        """the text table and its header; exit 1 with --fail-on-slower"""
+        base = self.write('b', boots(0))
+        change = self.write('c', boots(1, {'lock': 1}))
+        code, out, _ = self.cli('--base', *base, '--change', *change)
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        self.assertRegex(lines[0], r'^base 3 run\(s\), change 3 run\(s\); '
+                         r'unit insn, deterministic: ')
+        self.assertRegex(out, r'\nlock +17\.022insn +18\.027insn +\+1\.005 '
+                         r'+\+5\.90% +slower\n')
+        self.assertIn('note: not ok in base: no-softirq-page_pool01_dma', out)
+        code, _, _ = self.cli('--base', *base, '--change', *change,
+                              '--fail-on-slower')
+        self.assertEqual(code, 1)
+        code, _, _ = self.cli('--base', *base, '--change', *base,
+                              '--fail-on-slower')
+        self.assertEqual(code, 0)
+
+    def test_markdown(self):
+        """--format markdown: a pipe table"""
+        code, out, _ = self.cli('--base', *self.write('b', boots(0)),
+                                '--change', *self.write('c', boots(1)),
+                                '--format', 'markdown')
+        self.assertEqual(code, 0)
+        self.assertIn('\n| test | base | change | Δ/elem | % | verdict |\n'
+                      '|---|---|---|---|---|---|\n| for_loop | ', out)
+
+    def test_bad_input(self):
+        """exit 2 and a message: no file, no perf=, nothing common, units"""
+        good = self.write('g', boots(0)[:1])
+        empty = self.write('e', ['TAP version 13\n1..1\nok 1 x # SKIP\n'])
+        other = self.write('o', ['ok 1 spsc # perf=5ns\n'])
+        units = self.write('u', boots(0, unit='ns')[:1])
+        for change, message in (
+                (['/nonexistent'], '/nonexistent: no such file'),
+                (empty, 'change: no perf= case in '),
+                (other, 'the sides have no perf= test in common'),
+                (units, 'for_loop: base in insn, change in ns')):
+            code, out, err = self.cli('--base', *good, '--change', *change)
+            self.assertEqual((code, out), (2, ''))
+            self.assertIn(message, err)
+            self.assertTrue(err.startswith('verdict.py: '))
+
+
+class Lines(unittest.TextTestResult):
+    """Prints "ok - NAME" or "not ok - NAME" and the reason per test."""
+
+    def addSuccess(self, test):
+        print(f'ok - {test.shortDescription() or test.id()}', flush=True)
+
+    def report(self, test, err):
+        """A failure or error, the reason on '#' lines."""
+        print(f'not ok - {test.shortDescription() or test.id()}')
+        for line in self._exc_info_to_string(err, test).splitlines():
+            print(f'#   {line}')
+        sys.stdout.flush()
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.report(test, err)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.report(test, err)
+
+
+if __name__ == '__main__':
+    with open(os.devnull, 'w', encoding='utf-8') as devnull:
+        RESULT = unittest.TextTestRunner(devnull, resultclass=Lines).run(
+            unittest.defaultTestLoader.loadTestsFromModule(
+                sys.modules[__name__]))
+    sys.exit(0 if RESULT.wasSuccessful() else 1)
