@@ -33,6 +33,7 @@ lay_series quick 300
 runner quick 600
 ptr_ring quick 1200
 compare quick 900
+ab quick 120
 driver quick 600
 series quick 1500
 module ci 2400
