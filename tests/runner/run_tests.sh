@@ -10,7 +10,9 @@
 # kernel report on a canned console (kmemleak's dump included) fails the
 # verdict; the guest folds KTAP files into 0, 4 or 1; the current
 # target's tree gets the series as patches, once, without writing the
-# source, the same as laid files, or the runner stops (apply.sh).
+# source, the same as laid files, or the runner stops (apply.sh); each run
+# owns its job directory from the start, and its result says how it
+# ended (state.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -24,6 +26,7 @@ export FAKE_SLEEP=$((100000 + $$))
 "$TESTS_DIR/runner/boot_retry.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/arm64.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/apply.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/state.sh" | grep -E '^(not )?ok - '
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.

@@ -111,6 +111,6 @@ build_kernel()
 		flock "$KBUILD_LOCK" \
 		make -C "$KTREE" O="$out" "${kmake[@]}" -j"$(nproc)" \
 		"$KIMAGE_TARGET" modules ||
-		die "kernel build failed"
+		fail "kernel build failed"
 	echo "$key" >"$out/.vmtest-key"
 }
