@@ -3,7 +3,8 @@
 # Run the project's tests: the groups of a tier, in order, each under a
 # time limit, then print the totals as 'N passed, N failed'. A group that
 # fails, exits non-zero, runs out of time or reports nothing counts as a
-# failed check. Exit 1 when any check failed.
+# failed check. Exit 1 when any check failed; Ctrl-C (or SIGTERM) stops
+# the running group, whatever it started, and exits 130 (143).
 #
 # usage: tests/run.sh [--tier quick|ci|all] [GROUP...]
 #   quick  no kernel is built (sources are fetched): static checks, the
@@ -62,11 +63,51 @@ if [ ${#groups[@]} -eq 0 ]; then
 		[[ " $tiers " == *" $t "* ]] && groups+=("$g")
 	done <<<"$PLAN"
 fi
+# The groups' directory (another one: the tests of this script).
+gdir=${TESTS_GROUPS:-$PWD}
 for g in "${groups[@]}"; do
-	[ -x "$g/run_tests.sh" ] || { echo "run.sh: no such test group: $g" >&2; exit 2; }
+	[ -x "$gdir/$g/run_tests.sh" ] || { echo "run.sh: no such test group: $g" >&2; exit 2; }
 done
 out=${TESTS_OUT:-$PWD/out}
 mkdir -p "$out"
+: >"$out/run.log"
+
+# say LINE...: shown and kept in run.log.
+say()
+{
+	printf '%s\n' "$@" | tee -a "$out/run.log"
+}
+
+# The running group: timeout(1) and everything the group started are a
+# process group of timeout's own, out of the terminal's reach, so Ctrl-C
+# reaches this script only, which stops that whole group.
+GROUP=
+GROUP_PID=
+SHOW_PID=
+
+# stop_group SIGNAL-NAME CODE: stop the running group (TERM, then KILL
+# after 30 s: vmtest.sh stops its build or guest within seconds), say
+# so, and exit CODE.
+stop_group()
+{
+	local left=30
+
+	trap '' INT TERM
+	if [ -n "$GROUP_PID" ]; then
+		kill -TERM -- "-$GROUP_PID" "$GROUP_PID" 2>/dev/null
+		while [ "$left" -gt 0 ] && kill -0 -- "-$GROUP_PID" 2>/dev/null; do
+			sleep 1
+			left=$((left - 1))
+		done
+		kill -KILL -- "-$GROUP_PID" 2>/dev/null
+		wait "$GROUP_PID" 2>/dev/null
+	fi
+	[ -z "$SHOW_PID" ] || kill "$SHOW_PID" 2>/dev/null
+	say "not ok - ${GROUP:-run.sh}: interrupted (SIG$1), the group stopped"
+	exit "$2"
+}
+trap 'stop_group INT 130' INT
+trap 'stop_group TERM 143' TERM
 
 # run_group GROUP: its checks, then one more for the group as a whole.
 run_group()
@@ -74,17 +115,28 @@ run_group()
 	local g=$1 limit rc start log=$out/group-$1.log
 
 	limit=$(awk -v g="$g" '$1 == g { print $3 }' <<<"$PLAN")
-	echo "# ---- $g (limit ${limit:-3600} s) ----"
+	say "# ---- $g (limit ${limit:-3600} s) ----"
 	start=$(date +%s)
-	timeout -k 30 "${limit:-3600}" "$g/run_tests.sh" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	echo "# $g took $(($(date +%s) - start)) s"
+	: >"$log"
+	GROUP=$g
+	# In the background, so that a signal's trap runs at once (wait
+	# returns), and shown as it comes.
+	timeout -k 30 "${limit:-3600}" "$gdir/$g/run_tests.sh" >"$log" 2>&1 </dev/null &
+	GROUP_PID=$!
+	tail -n +1 -s 0.2 --pid="$GROUP_PID" -f "$log" &
+	SHOW_PID=$!
+	wait "$GROUP_PID"
+	rc=$?
+	wait "$SHOW_PID"
+	GROUP_PID='' SHOW_PID=''
+	cat "$log" >>"$out/run.log"
+	say "# $g took $(($(date +%s) - start)) s"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		echo "not ok - $g: finished within ${limit:-3600} s"
+		say "not ok - $g: finished within ${limit:-3600} s"
 	elif ! grep -qE '^(not )?ok - ' "$log"; then
-		echo "not ok - $g: reported its checks (exit $rc, none printed)"
+		say "not ok - $g: reported its checks (exit $rc, none printed)"
 	elif [ "$rc" -ne 0 ] && ! grep -q '^not ok - ' "$log"; then
-		echo "not ok - $g: exited $rc without a failed check"
+		say "not ok - $g: exited $rc without a failed check"
 	fi
 }
 
@@ -122,12 +174,10 @@ need_tools()
 		echo "not ok - installing ${need[*]} (see $out/apt-*.log)"
 }
 
-{
-	need_tools
-	for g in "${groups[@]}"; do
-		run_group "$g"
-	done
-} | tee "$out/run.log"
+need_tools | tee -a "$out/run.log"
+for g in "${groups[@]}"; do
+	run_group "$g"
+done
 
 passed=$(grep -c '^ok - ' "$out/run.log")
 failed=$(grep -c '^not ok - ' "$out/run.log")

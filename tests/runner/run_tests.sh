@@ -12,7 +12,8 @@
 # target's tree gets the series as patches, once, without writing the
 # source, the same as laid files, or the runner stops (apply.sh); each run
 # owns its job directory from the start, and its result says how it
-# ended (state.sh).
+# ended (state.sh); Ctrl-C on tests/run.sh stops its group
+# (interrupt_run.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -27,6 +28,7 @@ export FAKE_SLEEP=$((100000 + $$))
 "$TESTS_DIR/runner/arm64.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/apply.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/state.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/interrupt_run.sh" | grep -E '^(not )?ok - '
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.
