@@ -4,9 +4,10 @@
 #
 # Three targets: 'current' builds a minimal kernel from the newest Debian
 # kernel source (or a tree given with --ksrc) with the series applied as
-# patches; 'distro' boots Debian's prebuilt 6.12 kernel, whose headers are
-# installed on the host, so the module builds with its default KDIR (its
-# tree gets the series' final files: the patches are against 7.x);
+# patches; 'distro' boots Debian's prebuilt 6.12 kernel, whose image and
+# headers are extracted into the cache (never installed: nothing goes to
+# /boot), the module built against those headers (its tree gets the
+# series' final files: the patches are against 7.x);
 # 'arm64' cross-builds what 'current' builds for arm64 and boots it under
 # emulation. An x86 guest sees the host's filesystem read-only over 9p, an
 # arm64 guest a small root made of Debian's arm64 packages; both run the
@@ -24,6 +25,8 @@ VMTEST_SERIES=$(dirname "$VMTEST_DIR")
 . "$VMTEST_DIR/lib/arch.sh"
 # shellcheck source=lib/packages.sh
 . "$VMTEST_DIR/lib/packages.sh"
+# shellcheck source=lib/distro.sh
+. "$VMTEST_DIR/lib/distro.sh"
 # shellcheck source=lib/tree.sh
 . "$VMTEST_DIR/lib/tree.sh"
 # shellcheck source=lib/kbuild.sh
@@ -354,8 +357,8 @@ run_target()
 		kernel=$KIMAGE
 		kdir=$KBUILD_OUT
 	else
-		kernel=/boot/vmlinuz-$DISTRO_RELEASE
-		kdir=/lib/modules/$DISTRO_RELEASE/build
+		kernel=$DISTRO_KERNEL
+		kdir=$DISTRO_KDIR
 	fi
 
 	# Built and installed on the host (cross-compiled for another
@@ -378,7 +381,7 @@ run_target()
 	job=$JOB
 	initrd=$job/initramfs.cpio.gz
 	if [ "$target" = distro ]; then
-		make_initramfs "$initrd" "$DISTRO_RELEASE"
+		make_initramfs "$initrd" "$DISTRO_RELEASE" "$DISTRO_ROOT"
 	else
 		make_initramfs "$initrd"
 	fi

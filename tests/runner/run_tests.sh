@@ -13,7 +13,8 @@
 # source, the same as laid files, or the runner stops (apply.sh); each run
 # owns its job directory from the start, and its result says how it
 # ended (state.sh); Ctrl-C on tests/run.sh stops its group
-# (interrupt_run.sh).
+# (interrupt_run.sh); the distro kernel is extracted into the cache,
+# nothing written to /boot (distro.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -29,6 +30,7 @@ export FAKE_SLEEP=$((100000 + $$))
 "$TESTS_DIR/runner/apply.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/state.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/interrupt_run.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/distro.sh" | grep -E '^(not )?ok - '
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.

@@ -10,6 +10,8 @@
 #   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
 #   judge  judge_vm of JOBDIR's console.log, rc and kmemleak files
 #   export export_series against SERIES_BASE into JOBDIR/patches
+#   distro ensure_distro_kernel, then the initramfs of that kernel in
+#          JOBDIR/initrd; prints the DISTRO_ variables
 # FAKE_TARGET (default current) names the target whose architecture the
 # guest has. Prints 'rc=N boots=N' at the end.
 
@@ -26,6 +28,10 @@ VMTEST_DIR=$(dirname "$(dirname "$TESTS_RUNNER")")/vmtest
 . "$VMTEST_DIR/lib/vm.sh"
 # shellcheck source=../../vmtest/lib/tree.sh
 . "$VMTEST_DIR/lib/tree.sh"
+# shellcheck source=../../vmtest/lib/packages.sh
+. "$VMTEST_DIR/lib/packages.sh"
+# shellcheck source=../../vmtest/lib/distro.sh
+. "$VMTEST_DIR/lib/distro.sh"
 
 job=$2
 export BOOT_MARKER PATH=$TESTS_RUNNER/bin:$PATH
@@ -46,6 +52,12 @@ stepfn)
 boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
 judge) judge_vm 0 "$job" ;;
 export) step "exporting" "$job/export.log" export_series "$SERIES_BASE" "$job/patches" ;;
+distro)
+	ensure_distro_kernel &&
+		make_initramfs "$job/initrd" "$DISTRO_RELEASE" "$DISTRO_ROOT" &&
+		declare -p DISTRO_RELEASE DISTRO_VERSION DISTRO_ROOT DISTRO_KERNEL \
+			DISTRO_KDIR
+	;;
 *) die "unknown stage '$1'" ;;
 esac
 echo "rc=$? boots=$(cat "$job/boots" 2>/dev/null || echo 0)"

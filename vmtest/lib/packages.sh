@@ -8,18 +8,20 @@
 
 APT_UPDATED=0
 
+# apt_update: the machine's apt index, once a run.
+apt_update()
+{
+	step "apt-get update" "$VMTEST_LOGS/apt-update.log" \
+		apt-get update || die "apt-get update failed"
+	APT_UPDATED=1
+}
+
 apt_install()
 {
 	is_root || die "missing packages: $* (run as root, or install them)"
-	if [ "$APT_UPDATED" -eq 0 ]; then
-		step "apt-get update" "$VMTEST_LOGS/apt-update.log" \
-			apt-get update || die "apt-get update failed"
-		APT_UPDATED=1
-	fi
-	# INITRD=No: the runner boots its own initramfs, so skip the slow
-	# initramfs-tools run a kernel image install would trigger.
+	[ "$APT_UPDATED" -eq 1 ] || apt_update
 	step "installing $*" "$VMTEST_LOGS/apt-install.log" \
-		env DEBIAN_FRONTEND=noninteractive INITRD=No \
+		env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y --no-install-recommends "$@" ||
 		die "apt-get install $* failed"
 }
@@ -27,10 +29,9 @@ apt_install()
 # Install the Debian packages providing what the runner needs on the host
 # for TARGETS, every tool a kernel build uses among them, before the first
 # build: the .config records pahole's version (CONFIG_PAHOLE_VERSION), and
-# a pahole installed later (linux-kbuild-6.12 pulls it in for the distro
-# target) makes every module build against that kernel warn. The arm64
-# tools (the cross compiler, its C library for ptr_ring_test, QEMU's arm
-# emulators) come only with an arm64 target.
+# a pahole installed later makes every module build against that kernel
+# warn. The arm64 tools (the cross compiler, its C library for
+# ptr_ring_test, QEMU's arm emulators) come only with an arm64 target.
 ensure_host_tools()
 {
 	local targets=$1 need
@@ -89,30 +90,6 @@ arm64_host_tools()
 	/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
 	dpkg-deb dpkg
 	EOF
-}
-
-# The Debian distro kernel: image plus headers, installed on the host so
-# that the guest, which sees the host's filesystem, finds its modules and
-# /lib/modules/$(uname -r)/build.
-DISTRO_KERNEL_PKGS="linux-image-6.12-amd64 linux-headers-6.12-amd64"
-
-distro_kernel_release()
-{
-	local r
-
-	for r in /lib/modules/6.12*-amd64; do
-		[ -e "$r/build/Makefile" ] && [ -e "/boot/vmlinuz-${r##*/}" ] &&
-			echo "${r##*/}"
-	done | sort -V | tail -n 1
-}
-
-ensure_distro_kernel()
-{
-	# shellcheck disable=SC2086 # a list of package names
-	[ -n "$(distro_kernel_release)" ] || apt_install $DISTRO_KERNEL_PKGS
-	DISTRO_RELEASE=$(distro_kernel_release)
-	[ -n "$DISTRO_RELEASE" ] ||
-		die "no Debian 6.12 kernel with headers found after install"
 }
 
 # Write a sources file for SUITES using the host's own Debian mirror.
@@ -232,14 +209,11 @@ fetch_newest_source()
 # the series is checked against that tree's lib.mk and ptr_ring.h too.
 fetch_distro_source()
 {
-	local ver
+	local ver=$DISTRO_VERSION
 
-	ver=$(dpkg-query -W -f='${Version}' "linux-image-$DISTRO_RELEASE") ||
-		die "cannot tell the version of linux-image-$DISTRO_RELEASE"
 	if [ ! -e "$VMTEST_CACHE/src/linux-source-6.12-$ver.unpacked" ] &&
 	   [ "$APT_UPDATED" -eq 0 ] && is_root; then
-		step "apt-get update" "$VMTEST_LOGS/apt-update.log" apt-get update
-		APT_UPDATED=1
+		apt_update
 	fi
 	fetch_source_pkg linux-source-6.12 "$ver"
 }

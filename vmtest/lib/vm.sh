@@ -153,7 +153,7 @@ boot_vm()
 	# A debug kernel under emulation runs ACPI's AML so slowly that the
 	# PCI interrupt routing method times out and virtio never gets an
 	# interrupt: route them from the BIOS table instead.
-	[ "$DEBUG" -eq 1 ] && [ "$kernel" != "/boot/${kernel##*/}" ] &&
+	[ "$DEBUG" -eq 1 ] && [ "$kernel" != "${DISTRO_KERNEL:-}" ] &&
 		[ "$KARCH" = x86_64 ] && append+=" acpi=noirq"
 
 	# The root is the host's own, or (another architecture) the one
