@@ -14,7 +14,8 @@
 # owns its job directory from the start, and its result says how it
 # ended (state.sh); Ctrl-C on tests/run.sh stops its group
 # (interrupt_run.sh); the distro kernel is extracted into the cache,
-# nothing written to /boot (distro.sh).
+# nothing written to /boot (distro.sh); apt waits for another apt's lock
+# and says so (apt_lock.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -31,6 +32,7 @@ export FAKE_SLEEP=$((100000 + $$))
 "$TESTS_DIR/runner/state.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/interrupt_run.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/distro.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/apt_lock.sh" | grep -E '^(not )?ok - '
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.

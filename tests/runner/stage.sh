@@ -12,6 +12,7 @@
 #   export export_series against SERIES_BASE into JOBDIR/patches
 #   distro ensure_distro_kernel, then the initramfs of that kernel in
 #          JOBDIR/initrd; prints the DISTRO_ variables
+#   install apt_install of the packages FAKE_PKGS names
 # FAKE_TARGET (default current) names the target whose architecture the
 # guest has. Prints 'rc=N boots=N' at the end.
 
@@ -52,6 +53,7 @@ stepfn)
 boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
 judge) judge_vm 0 "$job" ;;
 export) step "exporting" "$job/export.log" export_series "$SERIES_BASE" "$job/patches" ;;
+install) read -ra pkgs <<<"$FAKE_PKGS" && apt_install "${pkgs[@]}" ;;
 distro)
 	ensure_distro_kernel &&
 		make_initramfs "$job/initrd" "$DISTRO_RELEASE" "$DISTRO_ROOT" &&

@@ -8,11 +8,65 @@
 
 APT_UPDATED=0
 
+# Seconds to wait for another apt or dpkg (a fresh machine's boot-time
+# upgrades, a user's apt-get) to release the machine's apt locks.
+APT_LOCK_TIMEOUT=${VMTEST_APT_LOCK_TIMEOUT:-600}
+# The locks apt-get update and install take (a test points them elsewhere).
+APT_LOCKS=${VMTEST_APT_LOCKS:-/var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock}
+
+# lock_holder FILE: the process holding a lock on FILE (/proc/locks), if
+# any.
+lock_holder()
+{
+	local ino
+
+	ino=$(stat -c %i "$1" 2>/dev/null) || return 0
+	awk -v ino="$ino" '$2 != "->" {
+		n = split($6, id, ":"); if (id[n] == ino) { print $5; exit } }' \
+		/proc/locks
+}
+
+# wait_apt_locks: while another process holds one of the apt locks, say
+# so and wait, up to APT_LOCK_TIMEOUT s in all.
+wait_apt_locks()
+{
+	local f pid waited=0 said=0
+
+	for f in $APT_LOCKS; do
+		while pid=$(lock_holder "$f") && [ -n "$pid" ]; do
+			if [ "$said" -eq 0 ]; then
+				msg "waiting for $f, held by process $pid ($(ps -o comm= -p "$pid")), up to $APT_LOCK_TIMEOUT s"
+				said=1
+			fi
+			[ "$waited" -lt "$APT_LOCK_TIMEOUT" ] ||
+				die "$f is still held by process $pid ($(ps -o comm= -p "$pid")) after $APT_LOCK_TIMEOUT s: run again when it is done, or wait longer (VMTEST_APT_LOCK_TIMEOUT=SECONDS)"
+			sleep 1
+			waited=$((waited + 1))
+		done
+	done
+	[ "$said" -eq 0 ] || msg "apt's locks are free after $waited s"
+}
+
+# apt_get WHAT LOG ARGS...: apt-get ARGS as a step, once the locks are
+# free; apt itself waits for the dpkg lock, should another process take
+# it meanwhile. Dies when it fails, saying so when a lock was the cause.
+apt_get()
+{
+	local what=$1 log=$2
+
+	shift 2
+	wait_apt_locks
+	step "$what" "$log" env DEBIAN_FRONTEND=noninteractive \
+		apt-get -o "DPkg::Lock::Timeout=$APT_LOCK_TIMEOUT" "$@" && return 0
+	! grep -q 'Could not get lock' "$log" ||
+		die "$what: another process held apt's lock for $APT_LOCK_TIMEOUT s (log: $log)"
+	die "$what failed (log: $log)"
+}
+
 # apt_update: the machine's apt index, once a run.
 apt_update()
 {
-	step "apt-get update" "$VMTEST_LOGS/apt-update.log" \
-		apt-get update || die "apt-get update failed"
+	apt_get "apt-get update" "$VMTEST_LOGS/apt-update.log" update
 	APT_UPDATED=1
 }
 
@@ -20,10 +74,8 @@ apt_install()
 {
 	is_root || die "missing packages: $* (run as root, or install them)"
 	[ "$APT_UPDATED" -eq 1 ] || apt_update
-	step "installing $*" "$VMTEST_LOGS/apt-install.log" \
-		env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y --no-install-recommends "$@" ||
-		die "apt-get install $* failed"
+	apt_get "installing $*" "$VMTEST_LOGS/apt-install.log" \
+		install -y --no-install-recommends "$@"
 }
 
 # Install the Debian packages providing what the runner needs on the host
