@@ -90,6 +90,28 @@ expect_no_grep()
 	fi
 }
 
+# need_tools "COMMAND-OR-FILE PACKAGE"...: the group's own tools,
+# installed when missing, as root, with the runner's apt_install (which
+# waits for another apt to finish); as another user, or when apt fails,
+# said on a '#' line (the checks that need a tool then say so or skip).
+need_tools()
+(
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
+	. "$REPO/vmtest/lib/common.sh"
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
+	. "$REPO/vmtest/lib/packages.sh"
+	mapfile -t need < <(printf '%s\n' "$@" | missing_packages)
+	[ "${#need[@]}" -eq 0 ] && exit 0
+	if ! is_root; then
+		echo "# missing ${need[*]}: not root, not installed"
+		exit 0
+	fi
+	echo "# installing ${need[*]}"
+	# A subshell: apt_install dies on failure
+	(VMTEST_LOGS=$OUT apt_install "${need[@]}") 2>"$OUT/need-tools.log" ||
+		echo "# installing ${need[*]} failed: $(tail -n 1 "$OUT/need-tools.log")"
+)
+
 # prepared TARGET [PHASE [VMTEST-ARGS...]]: the target's record after
 # PHASE (default: build), as "tree kdir" (kdir empty before the build).
 # When the runner fails, its last messages go to stderr, so that CI logs

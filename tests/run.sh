@@ -140,41 +140,6 @@ run_group()
 	fi
 }
 
-# The runner's package helpers (apt_install, missing_packages)
-# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
-. ../vmtest/lib/common.sh
-# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
-. ../vmtest/lib/packages.sh
-
-# The checks' own tools, installed when missing (as the runner installs
-# what it needs): shellcheck and pylint for the static checks; clang,
-# qemu-user and an arm64 cross compiler for ptr_ring_test's portability
-# checks. Each line: a command or file, and the package providing it.
-need_tools()
-{
-	local need
-
-	mapfile -t need < <(missing_packages <<-EOF
-	shellcheck shellcheck
-	pylint pylint
-	clang clang
-	qemu-x86_64 qemu-user
-	aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
-	/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
-	EOF
-	)
-	[ "${#need[@]}" -eq 0 ] && return 0
-	if ! is_root; then
-		echo "# missing ${need[*]}: not root, not installed"
-		return 0
-	fi
-	echo "# installing ${need[*]}"
-	# A subshell: apt_install dies on failure
-	(VMTEST_LOGS=$out apt_install "${need[@]}") 2>/dev/null ||
-		echo "not ok - installing ${need[*]} (see $out/apt-*.log)"
-}
-
-need_tools | tee -a "$out/run.log"
 for g in "${groups[@]}"; do
 	run_group "$g"
 done

@@ -4,7 +4,8 @@
 # terminal sends it) or SIGTERM to it alone, while a group runs whose
 # processes include one in a process group of its own (as vmtest.sh's
 # builds and guests are), exits 130 (143) at once, leaves no process
-# behind and starts no further group.
+# behind and starts no further group. run.sh installs no tool itself: a
+# group installs its own (need_tools).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -76,5 +77,36 @@ check "run.sh: a group's checks are shown and counted (exit $?)" \
 	grep -qx '1 passed, 0 failed' "$work/plain.log"
 expect_grep "run.sh: the group's lines are in run.log" "$work/plain/run.log" \
 	'^ok - second ran$'
+
+# Tools: run.sh installs nothing itself; a group asks for its own
+# (need_tools), installed through the runner's apt helpers. A machine
+# without the checkers, an apt-get that notes what it is asked, root.
+mkdir -p "$work/path" "$work/groups/tools"
+for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+	for f in "$d"/*; do
+		case ${f##*/} in
+		shellcheck | pylint | clang | qemu-x86_64 | aarch64-linux-gnu-* | apt-get | id) continue ;;
+		esac
+		[ -e "$work/path/${f##*/}" ] || ln -s "$f" "$work/path/"
+	done
+done
+printf '#!/bin/sh\necho 0\n' >"$work/path/id"
+printf '#!/bin/sh\necho "apt-get $*" >>"%s"\n' "$work/apt.log" >"$work/path/apt-get"
+cat >"$work/groups/tools/run_tests.sh" <<GROUP
+#!/bin/bash
+. "$TESTS_DIR/lib.sh"
+need_tools "vmtest-no-such-tool vmtest-its-package" "bash bash"
+ok "tools ran"
+GROUP
+chmod +x "$work/path/id" "$work/path/apt-get" "$work/groups/tools/run_tests.sh"
+env PATH="$work/path" TESTS_GROUPS="$work/groups" TESTS_OUT="$work/tools" \
+	"$TESTS_DIR/run.sh" second >"$work/tools.log" 2>&1
+check "run.sh installs nothing for a group that needs nothing" \
+	test ! -e "$work/apt.log"
+env PATH="$work/path" TESTS_GROUPS="$work/groups" TESTS_OUT="$work/tools" \
+	"$TESTS_DIR/run.sh" tools >"$work/tools.log" 2>&1
+check "a group's need_tools installs what it lacks, and only that" \
+	grep -qx 'apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends vmtest-its-package' \
+	"$work/apt.log"
 
 tests_done interrupt_run
