@@ -27,7 +27,7 @@ cat >"$work/bin/apt-get" <<'EOF'
 echo "E: stand-in: cannot reach the mirror" >&2
 exit 100
 EOF
-cp "$work/bin/apt-get" "$work/bin/apt-cache"
+printf '#!/bin/sh\nexit 100\n' >"$work/bin/apt-cache"
 chmod +x "$work/bin/apt-get" "$work/bin/apt-cache"
 
 expect_rc "a run that cannot fetch: exit 2, not a test's 1" 2 "$work/fetch.log" \
