@@ -284,7 +284,7 @@ write_job()
 		else
 			printf '%q ' "$VMTEST_DIR/guest/selftests.sh" "$HOW" \
 				"$KTREE" "$SERIES_TARGETS" "$job" "$install" \
-				"KDIR=$kdir"
+				"KDIR=$kdir" "O=$job/build"
 			echo
 		fi
 		echo 'rc=$?'
@@ -314,7 +314,6 @@ stop_here()
 run_target()
 {
 	local target=$1 flavor=normal kernel initrd job kdir install base
-	local -a kmake
 
 	PHASE=tools
 	ensure_host_tools "$TARGETS"
@@ -362,16 +361,13 @@ run_target()
 	fi
 
 	# Built and installed on the host (cross-compiled for another
-	# architecture): nothing is compiled under emulation, and the
-	# guest's 'make run_tests' (--how tree) finds the targets up to
-	# date. Installed into the run's own job directory.
+	# architecture) in the run's own job directory: nothing is compiled
+	# under emulation, and the guest's 'make run_tests' (--how tree,
+	# with the same O=) finds the targets up to date.
 	install=$JOB/install
-	mapfile -t kmake < <(kmake_args)
 	step "building and installing the selftests on the host" \
 		"$VMTEST_LOGS/selftests.log" \
-		make -C "$KTREE/tools/testing/selftests" "${kmake[@]}" \
-		TARGETS="$SERIES_TARGETS" KDIR="$kdir" INSTALL_PATH="$install" \
-		install ||
+		build_selftests "$install" "$JOB/build" "$kdir" ||
 		fail "the selftests do not build"
 	[ "$GUEST_ROOT" = / ] || ensure_guest_root
 	stop_here build "$target src=$KSRC_PRISTINE tree=$KTREE kdir=$kdir kernel=$kernel${GUEST_ROOT:+ root=$GUEST_ROOT}" &&

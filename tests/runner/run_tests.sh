@@ -15,7 +15,8 @@
 # ended (state.sh); Ctrl-C on tests/run.sh stops its group
 # (interrupt_run.sh); the distro kernel is extracted into the cache,
 # nothing written to /boot (distro.sh); apt waits for another apt's lock
-# and says so (apt_lock.sh).
+# and says so (apt_lock.sh); arm64's selftests are aarch64 after an x86
+# build in the same tree (cross.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -33,6 +34,7 @@ export FAKE_SLEEP=$((100000 + $$))
 "$TESTS_DIR/runner/interrupt_run.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/distro.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/apt_lock.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/cross.sh" | grep -E '^(not )?ok - '
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.

@@ -13,6 +13,8 @@
 #   distro ensure_distro_kernel, then the initramfs of that kernel in
 #          JOBDIR/initrd; prints the DISTRO_ variables
 #   install apt_install of the packages FAKE_PKGS names
+#   selftests build_selftests of FAKE_TREE's FAKE_TARGETS into
+#          JOBDIR/install (O=JOBDIR/build, KDIR=JOBDIR/kdir)
 # FAKE_TARGET (default current) names the target whose architecture the
 # guest has. Prints 'rc=N boots=N' at the end.
 
@@ -33,6 +35,8 @@ VMTEST_DIR=$(dirname "$(dirname "$TESTS_RUNNER")")/vmtest
 . "$VMTEST_DIR/lib/packages.sh"
 # shellcheck source=../../vmtest/lib/distro.sh
 . "$VMTEST_DIR/lib/distro.sh"
+# shellcheck source=../../vmtest/lib/kbuild.sh
+. "$VMTEST_DIR/lib/kbuild.sh"
 
 job=$2
 export BOOT_MARKER PATH=$TESTS_RUNNER/bin:$PATH
@@ -53,6 +57,14 @@ stepfn)
 boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
 judge) judge_vm 0 "$job" ;;
 export) step "exporting" "$job/export.log" export_series "$SERIES_BASE" "$job/patches" ;;
+selftests)
+	# The real make, on the tree's real Makefiles.
+	PATH=${PATH#"$TESTS_RUNNER/bin:"}
+	# shellcheck disable=SC2034 # read by build_selftests
+	KTREE=$FAKE_TREE SERIES_TARGETS=$FAKE_TARGETS
+	step "building the selftests" "$job/selftests.log" \
+		build_selftests "$job/install" "$job/build" "$job/kdir"
+	;;
 install) read -ra pkgs <<<"$FAKE_PKGS" && apt_install "${pkgs[@]}" ;;
 distro)
 	ensure_distro_kernel &&
