@@ -232,6 +232,10 @@ judge_vm()
 	rc=$(cat "$job/rc")
 	case $rc in
 	0 | 4) return "$rc" ;;
-	*) return 1 ;;
+	*)
+		# What the guest's judge of the tests' own KTAP found
+		grep -a '^vmtest-guest: KTAP: ' "$log" | tr -d '\r' | sed 's/^vmtest-guest: KTAP: /vmtest: KTAP of /' >&2
+		return 1
+		;;
 	esac
 }
