@@ -112,25 +112,46 @@ need_tools()
 		echo "# installing ${need[*]} failed: $(tail -n 1 "$OUT/need-tools.log")"
 )
 
-# prepared TARGET [PHASE [VMTEST-ARGS...]]: the target's record after
-# PHASE (default: build), as "tree kdir" (kdir empty before the build).
-# When the runner fails, its last messages go to stderr, so that CI logs
-# show why.
-prepared()
+# runner_record TARGET PHASE [VMTEST-ARGS...]: the target's record after
+# PHASE (vmtest.sh --stop-after), one KEY=VALUE a line (src, tree, kdir,
+# kernel, root, and job: the run's job directory, whose 'record' file
+# says the same); nothing when the runner fails, whose last messages then
+# go to stderr, so that CI logs show why. The one reader of the record
+# line vmtest.sh prints.
+runner_record()
 {
-	local log rc target=$1 phase=${2:-build}
+	local log rc target=$1 phase=$2
 
-	shift $(($# < 2 ? $# : 2))
+	shift 2
 	log=$(mktemp)
 	"$VMTEST" -t "$target" --stop-after "$phase" "$@" 2>"$log" |
-		sed -n 's/^[a-z0-9]* src=[^ ]* tree=\([^ ]*\)\( kdir=\([^ ]*\)\)\?.*/\1 \3/p'
+		awk -v t="$target" '$1 == t { for (i = 2; i <= NF; i++) print $i }'
 	rc=${PIPESTATUS[0]}
+	[ "$rc" -ne 0 ] ||
+		sed -n "s/^vmtest: $target: results in /job=/p" "$log" | tail -n 1
 	cat "$log" >>"$OUT/prepare.log"
 	if [ "$rc" -ne 0 ]; then
 		echo "# vmtest.sh -t $target --stop-after $phase $* failed (exit $rc):" >&2
 		tail -n 15 "$log" | sed 's/^/#   /' >&2
 	fi
 	rm -f "$log"
+}
+
+# record_get KEY: KEY's value in a record (runner_record) on stdin.
+record_get()
+{
+	sed -n "s/^$1=//p"
+}
+
+# prepared TARGET [PHASE [VMTEST-ARGS...]]: the target's record after
+# PHASE (default: build), as "tree kdir" (kdir empty before the build).
+prepared()
+{
+	local rec
+
+	rec=$(runner_record "$1" "${2:-build}" "${@:3}")
+	[ -n "$rec" ] || return 0
+	echo "$(record_get tree <<<"$rec") $(record_get kdir <<<"$rec")"
 }
 
 # in_guest NAME LOG VMTEST-ARGS...: run a guest whose command prints

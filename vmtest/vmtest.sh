@@ -300,13 +300,29 @@ write_job()
 	} >"$job/job.sh"
 }
 
-# stop_here PHASE TARGET RECORD...: at the phase --stop-after names, print
-# the target's record (KEY=VALUE words) and say so.
+# The target's record: what its phases found (src=, tree=, kdir=,
+# kernel=, root=), as KEY=VALUE words.
+RECORD=()
+
+# record KEY=VALUE...: add to the record, which the job keeps as a file
+# a shell can source (JOB/record) and tests/lib.sh's runner_record reads
+# from a --stop-after run's output.
+record()
+{
+	local kv
+
+	RECORD+=("$@")
+	for kv in "target=$JOB_TARGET" "${RECORD[@]}"; do
+		printf '%s=%q\n' "${kv%%=*}" "${kv#*=}"
+	done >"$JOB/record"
+}
+
+# stop_here PHASE: at the phase --stop-after names, print the target's
+# record on one line: the target's name, then its KEY=VALUE words.
 stop_here()
 {
 	[ "$STOP_AFTER" = "$1" ] || return 1
-	shift
-	echo "$*"
+	echo "$JOB_TARGET ${RECORD[*]}"
 }
 
 # Run one target, phase by phase (fetch, tree, build, boot); returns its
@@ -342,10 +358,12 @@ run_target()
 		base=lay
 		;;
 	esac
-	stop_here fetch "$target src=$KSRC_PRISTINE" && return 0
+	record "src=$KSRC_PRISTINE"
+	stop_here fetch && return 0
 	PHASE=tree
 	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID" "$base"
-	stop_here tree "$target src=$KSRC_PRISTINE tree=$KTREE" && return 0
+	record "tree=$KTREE"
+	stop_here tree && return 0
 
 	PHASE=build
 	if [ "$target" != distro ] && [ -n "$KDIR_GIVEN" ]; then
@@ -370,8 +388,8 @@ run_target()
 		build_selftests "$install" "$JOB/build" "$kdir" ||
 		fail "the selftests do not build"
 	[ "$GUEST_ROOT" = / ] || ensure_guest_root
-	stop_here build "$target src=$KSRC_PRISTINE tree=$KTREE kdir=$kdir kernel=$kernel${GUEST_ROOT:+ root=$GUEST_ROOT}" &&
-		return 0
+	record "kdir=$kdir" "kernel=$kernel" ${GUEST_ROOT:+"root=$GUEST_ROOT"}
+	stop_here build && return 0
 
 	PHASE=boot
 	job=$JOB
@@ -405,6 +423,7 @@ start_job()
 		die "cannot create a job directory in $VMTEST_CACHE/jobs"
 	JOB_TARGET=$target
 	JOB_START=$(date +%s)
+	RECORD=()
 	PHASE=start
 	VMTEST_LOGS=$JOB/logs
 	mkdir -p "$VMTEST_LOGS" || die "cannot create $VMTEST_LOGS"
