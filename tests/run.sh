@@ -48,7 +48,7 @@ determinism all 3600'
 tier=ci
 case ${1:-} in
 --tier) tier=${2:-}; shift 2 ;;
--h | --help) sed -n '3,24p' "$self" | cut -c3-; exit 0 ;;
+-h | --help) sed -n '3,/^$/p' "$self" | cut -c3-; exit 0 ;;
 esac
 case $tier in
 quick) tiers='quick' ;;
