@@ -65,6 +65,8 @@ check "a KVM that cannot run a guest: TCG, and the run passes" \
 check "the fallback is said in one line" \
 	grep -q 'cannot run a guest .* using TCG' "$work/kvm.log"
 check "the guest ran under TCG" grep -q -- '-accel tcg' "$work/kvm/qemu.args"
+check "the job keeps the QEMU command line" \
+	grep -q -- "^qemu-system-x86_64 .*-kernel /boot/fake-kernel " "$work/kvm/qemu.cmd"
 check "the fallback took under 15 s ($secs s)" test "$secs" -lt 15
 stage kvm-forced boot VMTEST_ACCEL=kvm FAKE_BOOTS=pass >/dev/null
 check "--accel kvm is obeyed without a probe" \

@@ -174,6 +174,8 @@ boot_vm()
 		-append "$append -- vmtest_init=$VMTEST_DIR/guest/init vmtest_work=$VMTEST_CACHE vmtest_job=$job")
 
 	rm -f "$log"
+	# The job keeps how its guest was started.
+	printf '%q ' "${qemu[@]}" >"$job/qemu.cmd" && echo >>"$job/qemu.cmd"
 	if [ "$SHELL_MODE" -eq 1 ]; then
 		# The terminal is the guest's: QEMU in the foreground, with
 		# no time limit; Ctrl-C goes to the guest.
