@@ -6,7 +6,8 @@
 # failed check. Exit 1 when any check failed; Ctrl-C (or SIGTERM) stops
 # the running group, whatever it started, and exits 130 (143).
 #
-# usage: tests/run.sh [--tier quick|ci|all] [GROUP...]
+# usage: tests/run.sh [--tier quick|ci|all] [GROUP...]  (GROUPs named
+#   run whatever their tier; --help lists them)
 #   quick  no kernel is built (sources are fetched): static checks, the
 #          runner's logic with stand-ins, ptr_ring, compare
 #   ci     quick, then one kernel build and the guests (default; .ci/run)
@@ -46,10 +47,21 @@ series_build all 1800
 determinism all 3600'
 
 tier=ci
-case ${1:-} in
---tier) tier=${2:-}; shift 2 ;;
--h | --help) sed -n '3,/^$/p' "$self" | cut -c3-; exit 0 ;;
-esac
+groups=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tier) tier=${2:-}; shift ;;
+	-h | --help)
+		sed -n '3,/^$/p' "$self" | cut -c3-
+		echo "groups (tier, time limit in s):"
+		awk '{ printf "  %-13s %-6s %s\n", $1, $2, $3 }' <<<"$PLAN"
+		exit 0
+		;;
+	-*) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
+	*) groups+=("$1") ;;
+	esac
+	shift
+done
 case $tier in
 quick) tiers='quick' ;;
 ci) tiers='quick ci' ;;
@@ -57,7 +69,7 @@ all) tiers='quick ci all' ;;
 *) echo "run.sh: --tier must be quick, ci or all, not '$tier'" >&2; exit 2 ;;
 esac
 
-groups=("$@")
+# Groups named run whatever their tier; otherwise the tier's groups.
 if [ ${#groups[@]} -eq 0 ]; then
 	while read -r g t _; do
 		[[ " $tiers " == *" $t "* ]] && groups+=("$g")
@@ -70,7 +82,10 @@ for g in "${groups[@]}"; do
 done
 out=${TESTS_OUT:-$PWD/out}
 mkdir -p "$out"
+# The runner's messages from the groups' preparations (tests/lib.sh):
+# this run's only.
 : >"$out/run.log"
+: >"$out/prepare.log"
 
 # say LINE...: shown and kept in run.log.
 say()
