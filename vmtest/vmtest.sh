@@ -194,7 +194,10 @@ parse_args()
 		local t
 
 		for t in $TARGETS; do
-			[ "$t" != distro ] || continue
+			if [ "$t" = distro ]; then
+				warn "--kdir: not for the distro target, which boots Debian's kernel"
+				continue
+			fi
 			target_arch "$t"
 			if [ ! -f "$KDIR_GIVEN/$KIMAGE_PATH" ] ||
 			   [ ! -f "$KDIR_GIVEN/Module.symvers" ]; then

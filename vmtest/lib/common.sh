@@ -108,7 +108,7 @@ step()
 	start=$(date +%s)
 	msg "$what ..."
 	if [ "$VMTEST_VERBOSE" -gt 0 ]; then
-		spawn tee_to "$log" "$@"
+		spawn tee_to "$log" "$@" </dev/null
 	else
 		spawn "$@" >"$log" 2>&1 </dev/null
 	fi
