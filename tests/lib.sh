@@ -90,25 +90,68 @@ expect_no_grep()
 	fi
 }
 
-# prepared TARGET [PHASE [VMTEST-ARGS...]]: the target's record after
-# PHASE (default: build), as "tree kdir" (kdir empty before the build).
-# When the runner fails, its last messages go to stderr, so that CI logs
-# show why.
-prepared()
-{
-	local log rc target=$1 phase=${2:-build}
+# need_tools "COMMAND-OR-FILE PACKAGE"...: the group's own tools,
+# installed when missing, as root, with the runner's apt_install (which
+# waits for another apt to finish); as another user, or when apt fails,
+# said on a '#' line (the checks that need a tool then say so or skip).
+need_tools()
+(
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
+	. "$REPO/vmtest/lib/common.sh"
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
+	. "$REPO/vmtest/lib/packages.sh"
+	mapfile -t need < <(printf '%s\n' "$@" | missing_packages)
+	[ "${#need[@]}" -eq 0 ] && exit 0
+	if ! is_root; then
+		echo "# missing ${need[*]}: not root, not installed"
+		exit 0
+	fi
+	echo "# installing ${need[*]}"
+	# A subshell: apt_install dies on failure
+	(VMTEST_LOGS=$OUT apt_install "${need[@]}") 2>"$OUT/need-tools.log" ||
+		echo "# installing ${need[*]} failed: $(tail -n 1 "$OUT/need-tools.log")"
+)
 
-	shift $(($# < 2 ? $# : 2))
+# runner_record TARGET PHASE [VMTEST-ARGS...]: the target's record after
+# PHASE (vmtest.sh --stop-after), one KEY=VALUE a line (src, tree, kdir,
+# kernel, root, and job: the run's job directory, whose 'record' file
+# says the same); nothing when the runner fails, whose last messages then
+# go to stderr, so that CI logs show why. The one reader of the record
+# line vmtest.sh prints.
+runner_record()
+{
+	local log rc target=$1 phase=$2
+
+	shift 2
 	log=$(mktemp)
 	"$VMTEST" -t "$target" --stop-after "$phase" "$@" 2>"$log" |
-		sed -n 's/^[a-z0-9]* src=[^ ]* tree=\([^ ]*\)\( kdir=\([^ ]*\)\)\?.*/\1 \3/p'
+		awk -v t="$target" '$1 == t { for (i = 2; i <= NF; i++) print $i }'
 	rc=${PIPESTATUS[0]}
+	[ "$rc" -ne 0 ] ||
+		sed -n "s/^vmtest: $target: results in /job=/p" "$log" | tail -n 1
 	cat "$log" >>"$OUT/prepare.log"
 	if [ "$rc" -ne 0 ]; then
 		echo "# vmtest.sh -t $target --stop-after $phase $* failed (exit $rc):" >&2
 		tail -n 15 "$log" | sed 's/^/#   /' >&2
 	fi
 	rm -f "$log"
+}
+
+# record_get KEY: KEY's value in a record (runner_record) on stdin.
+record_get()
+{
+	sed -n "s/^$1=//p"
+}
+
+# prepared TARGET [PHASE [VMTEST-ARGS...]]: the target's record after
+# PHASE (default: build), as "tree kdir" (kdir empty before the build).
+prepared()
+{
+	local rec
+
+	rec=$(runner_record "$1" "${2:-build}" "${@:3}")
+	[ -n "$rec" ] || return 0
+	echo "$(record_get tree <<<"$rec") $(record_get kdir <<<"$rec")"
 }
 
 # in_guest NAME LOG VMTEST-ARGS...: run a guest whose command prints

@@ -3,9 +3,11 @@
 # Run the project's tests: the groups of a tier, in order, each under a
 # time limit, then print the totals as 'N passed, N failed'. A group that
 # fails, exits non-zero, runs out of time or reports nothing counts as a
-# failed check. Exit 1 when any check failed.
+# failed check. Exit 1 when any check failed; Ctrl-C (or SIGTERM) stops
+# the running group, whatever it started, and exits 130 (143).
 #
-# usage: tests/run.sh [--tier quick|ci|all] [GROUP...]
+# usage: tests/run.sh [--tier quick|ci|all] [GROUP...]  (GROUPs named
+#   run whatever their tier; --help lists them)
 #   quick  no kernel is built (sources are fetched): static checks, the
 #          runner's logic with stand-ins, ptr_ring, compare
 #   ci     quick, then one kernel build and the guests (default; .ci/run)
@@ -46,10 +48,21 @@ series_build all 1800
 determinism all 3600'
 
 tier=ci
-case ${1:-} in
---tier) tier=${2:-}; shift 2 ;;
--h | --help) sed -n '3,24p' "$self" | cut -c3-; exit 0 ;;
-esac
+groups=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tier) tier=${2:-}; shift ;;
+	-h | --help)
+		sed -n '3,/^$/p' "$self" | cut -c3-
+		echo "groups (tier, time limit in s):"
+		awk '{ printf "  %-13s %-6s %s\n", $1, $2, $3 }' <<<"$PLAN"
+		exit 0
+		;;
+	-*) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
+	*) groups+=("$1") ;;
+	esac
+	shift
+done
 case $tier in
 quick) tiers='quick' ;;
 ci) tiers='quick ci' ;;
@@ -57,17 +70,60 @@ all) tiers='quick ci all' ;;
 *) echo "run.sh: --tier must be quick, ci or all, not '$tier'" >&2; exit 2 ;;
 esac
 
-groups=("$@")
+# Groups named run whatever their tier; otherwise the tier's groups.
 if [ ${#groups[@]} -eq 0 ]; then
 	while read -r g t _; do
 		[[ " $tiers " == *" $t "* ]] && groups+=("$g")
 	done <<<"$PLAN"
 fi
+# The groups' directory (another one: the tests of this script).
+gdir=${TESTS_GROUPS:-$PWD}
 for g in "${groups[@]}"; do
-	[ -x "$g/run_tests.sh" ] || { echo "run.sh: no such test group: $g" >&2; exit 2; }
+	[ -x "$gdir/$g/run_tests.sh" ] || { echo "run.sh: no such test group: $g" >&2; exit 2; }
 done
 out=${TESTS_OUT:-$PWD/out}
 mkdir -p "$out"
+# The runner's messages from the groups' preparations (tests/lib.sh):
+# this run's only.
+: >"$out/run.log"
+: >"$out/prepare.log"
+
+# say LINE...: shown and kept in run.log.
+say()
+{
+	printf '%s\n' "$@" | tee -a "$out/run.log"
+}
+
+# The running group: timeout(1) and everything the group started are a
+# process group of timeout's own, out of the terminal's reach, so Ctrl-C
+# reaches this script only, which stops that whole group.
+GROUP=
+GROUP_PID=
+SHOW_PID=
+
+# stop_group SIGNAL-NAME CODE: stop the running group (TERM, then KILL
+# after 30 s: vmtest.sh stops its build or guest within seconds), say
+# so, and exit CODE.
+stop_group()
+{
+	local left=30
+
+	trap '' INT TERM
+	if [ -n "$GROUP_PID" ]; then
+		kill -TERM -- "-$GROUP_PID" "$GROUP_PID" 2>/dev/null
+		while [ "$left" -gt 0 ] && kill -0 -- "-$GROUP_PID" 2>/dev/null; do
+			sleep 1
+			left=$((left - 1))
+		done
+		kill -KILL -- "-$GROUP_PID" 2>/dev/null
+		wait "$GROUP_PID" 2>/dev/null
+	fi
+	[ -z "$SHOW_PID" ] || kill "$SHOW_PID" 2>/dev/null
+	say "not ok - ${GROUP:-run.sh}: interrupted (SIG$1), the group stopped"
+	exit "$2"
+}
+trap 'stop_group INT 130' INT
+trap 'stop_group TERM 143' TERM
 
 # run_group GROUP: its checks, then one more for the group as a whole.
 run_group()
@@ -75,60 +131,34 @@ run_group()
 	local g=$1 limit rc start log=$out/group-$1.log
 
 	limit=$(awk -v g="$g" '$1 == g { print $3 }' <<<"$PLAN")
-	echo "# ---- $g (limit ${limit:-3600} s) ----"
+	say "# ---- $g (limit ${limit:-3600} s) ----"
 	start=$(date +%s)
-	timeout -k 30 "${limit:-3600}" "$g/run_tests.sh" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	echo "# $g took $(($(date +%s) - start)) s"
+	: >"$log"
+	GROUP=$g
+	# In the background, so that a signal's trap runs at once (wait
+	# returns), and shown as it comes.
+	timeout -k 30 "${limit:-3600}" "$gdir/$g/run_tests.sh" >"$log" 2>&1 </dev/null &
+	GROUP_PID=$!
+	tail -n +1 -s 0.2 --pid="$GROUP_PID" -f "$log" &
+	SHOW_PID=$!
+	wait "$GROUP_PID"
+	rc=$?
+	wait "$SHOW_PID"
+	GROUP_PID='' SHOW_PID=''
+	cat "$log" >>"$out/run.log"
+	say "# $g took $(($(date +%s) - start)) s"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		echo "not ok - $g: finished within ${limit:-3600} s"
+		say "not ok - $g: finished within ${limit:-3600} s"
 	elif ! grep -qE '^(not )?ok - ' "$log"; then
-		echo "not ok - $g: reported its checks (exit $rc, none printed)"
+		say "not ok - $g: reported its checks (exit $rc, none printed)"
 	elif [ "$rc" -ne 0 ] && ! grep -q '^not ok - ' "$log"; then
-		echo "not ok - $g: exited $rc without a failed check"
+		say "not ok - $g: exited $rc without a failed check"
 	fi
 }
 
-# The runner's package helpers (apt_install, missing_packages)
-# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
-. ../vmtest/lib/common.sh
-# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
-. ../vmtest/lib/packages.sh
-
-# The checks' own tools, installed when missing (as the runner installs
-# what it needs): shellcheck and pylint for the static checks; clang,
-# qemu-user and an arm64 cross compiler for ptr_ring_test's portability
-# checks. Each line: a command or file, and the package providing it.
-need_tools()
-{
-	local need
-
-	mapfile -t need < <(missing_packages <<-EOF
-	shellcheck shellcheck
-	pylint pylint
-	clang clang
-	qemu-x86_64 qemu-user
-	aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
-	/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
-	EOF
-	)
-	[ "${#need[@]}" -eq 0 ] && return 0
-	if ! is_root; then
-		echo "# missing ${need[*]}: not root, not installed"
-		return 0
-	fi
-	echo "# installing ${need[*]}"
-	# A subshell: apt_install dies on failure
-	(VMTEST_LOGS=$out apt_install "${need[@]}") 2>/dev/null ||
-		echo "not ok - installing ${need[*]} (see $out/apt-*.log)"
-}
-
-{
-	need_tools
-	for g in "${groups[@]}"; do
-		run_group "$g"
-	done
-} | tee "$out/run.log"
+for g in "${groups[@]}"; do
+	run_group "$g"
+done
 
 passed=$(grep -c '^ok - ' "$out/run.log")
 failed=$(grep -c '^not ok - ' "$out/run.log")

@@ -4,9 +4,11 @@
 #
 # Three targets: 'current' builds a minimal kernel from the Debian kernel
 # source vmtest/sources.lock pins (or a tree given with --ksrc) with the
-# series' committed patch files applied; 'distro' boots Debian's prebuilt 6.12 kernel, whose headers are
-# installed on the host, so the module builds with its default KDIR (its
-# tree gets the series' final files: the patches are against 7.x);
+# series' committed patch files applied; 'distro' boots Debian's prebuilt
+# 6.12 kernel, whose image and headers are extracted into the cache
+# (never installed: nothing goes to /boot), the module built against
+# those headers (its tree gets the series' final files: the patches are
+# against 7.x);
 # 'arm64' cross-builds what 'current' builds for arm64 and boots it under
 # emulation. An x86 guest sees the host's filesystem read-only over 9p, an
 # arm64 guest a small root made of Debian's arm64 packages; both run the
@@ -24,6 +26,8 @@ VMTEST_SERIES=$(dirname "$VMTEST_DIR")
 . "$VMTEST_DIR/lib/arch.sh"
 # shellcheck source=lib/packages.sh
 . "$VMTEST_DIR/lib/packages.sh"
+# shellcheck source=lib/distro.sh
+. "$VMTEST_DIR/lib/distro.sh"
 # shellcheck source=lib/tree.sh
 . "$VMTEST_DIR/lib/tree.sh"
 # shellcheck source=lib/kbuild.sh
@@ -41,11 +45,15 @@ usage: ${0##*/} [options] [-- command ...]
 Boot a kernel under QEMU and run the kselftests of this series inside it
 (installed on the host, run by run_kselftest.sh in the guest; --how tree
 runs 'make run_tests' in the guest as NIPA does). Exit 0 when all passed,
-4 when all were skipped, 1 on any failure or on a kernel splat (oops, BUG,
-WARNING, KASAN, kmemleak, lockdep, soft lockup, RCU stall, panic), a guest
-that does not reach userspace, or a timeout; 130/143 when interrupted.
-Each run's files (console.log, ktap/*.tap, kmemleak, result) are kept in
-CACHE/jobs/TARGET.*, and CACHE/jobs/TARGET points to the newest.
+4 when all were skipped, 1 on any failure (a test, a kernel or selftest
+build, a kernel splat: oops, BUG, WARNING, KASAN, kmemleak, lockdep, soft
+lockup, RCU stall, panic; a guest that does not reach userspace, or a
+timeout); 2 when the runner could not do its work (a bad option, a
+package it cannot install, a download); 130/143 when interrupted.
+Each run's files (result, logs/, install/, console.log, ktap/*.tap,
+kmemleak) are kept in CACHE/jobs/TARGET.*, made before anything else, and
+CACHE/jobs/TARGET points to the newest run that boots; its result says
+pass, skip, fail, error or interrupted, and the phase it reached.
 
   -t, --target T      current, distro, both (current and distro) or
                       arm64 (current's tree, cross-built for arm64 and
@@ -186,7 +194,10 @@ parse_args()
 		local t
 
 		for t in $TARGETS; do
-			[ "$t" != distro ] || continue
+			if [ "$t" = distro ]; then
+				warn "--kdir: not for the distro target, which boots Debian's kernel"
+				continue
+			fi
 			target_arch "$t"
 			if [ ! -f "$KDIR_GIVEN/$KIMAGE_PATH" ] ||
 			   [ ! -f "$KDIR_GIVEN/Module.symvers" ]; then
@@ -264,7 +275,7 @@ write_job()
 		else
 			printf '%q ' "$VMTEST_DIR/guest/selftests.sh" "$HOW" \
 				"$KTREE" "$SERIES_TARGETS" "$job" "$install" \
-				"KDIR=$kdir"
+				"KDIR=$kdir" "O=$job/build"
 			echo
 		fi
 		echo 'rc=$?'
@@ -280,23 +291,41 @@ write_job()
 	} >"$job/job.sh"
 }
 
-# stop_here PHASE TARGET RECORD...: at the phase --stop-after names, print
-# the target's record (KEY=VALUE words) and say so.
+# The target's record: what its phases found (src=, tree=, kdir=,
+# kernel=, root=), as KEY=VALUE words.
+RECORD=()
+
+# record KEY=VALUE...: add to the record, which the job keeps as a file
+# a shell can source (JOB/record) and tests/lib.sh's runner_record reads
+# from a --stop-after run's output.
+record()
+{
+	local kv
+
+	RECORD+=("$@")
+	for kv in "target=$JOB_TARGET" "${RECORD[@]}"; do
+		printf '%s=%q\n' "${kv%%=*}" "${kv#*=}"
+	done >"$JOB/record"
+}
+
+# stop_here PHASE: at the phase --stop-after names, print the target's
+# record on one line: the target's name, then its KEY=VALUE words.
 stop_here()
 {
 	[ "$STOP_AFTER" = "$1" ] || return 1
-	shift
-	echo "$*"
+	echo "$JOB_TARGET ${RECORD[*]}"
 }
 
 # Run one target, phase by phase (fetch, tree, build, boot); returns its
 # code.
 run_target()
 {
-	local target=$1 flavor=normal kernel initrd job link kdir install base
-	local -a kmake
+	local target=$1 flavor=normal kernel initrd job kdir install base
 
+	PHASE=tools
+	ensure_host_tools "$TARGETS"
 	target_arch "$target"
+	PHASE=fetch
 	case $target in
 	current | arm64)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
@@ -319,10 +348,14 @@ run_target()
 		base=lay
 		;;
 	esac
-	stop_here fetch "$target src=$KSRC_PRISTINE" && return 0
+	record "src=$KSRC_PRISTINE"
+	stop_here fetch && return 0
+	PHASE=tree
 	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID" "$base"
-	stop_here tree "$target src=$KSRC_PRISTINE tree=$KTREE" && return 0
+	record "tree=$KTREE"
+	stop_here tree && return 0
 
+	PHASE=build
 	if [ "$target" != distro ] && [ -n "$KDIR_GIVEN" ]; then
 		kernel=$KDIR_GIVEN/$KIMAGE_PATH
 		kdir=$KDIR_GIVEN
@@ -331,62 +364,102 @@ run_target()
 		kernel=$KIMAGE
 		kdir=$KBUILD_OUT
 	else
-		kernel=/boot/vmlinuz-$DISTRO_RELEASE
-		kdir=/lib/modules/$DISTRO_RELEASE/build
+		kernel=$DISTRO_KERNEL
+		kdir=$DISTRO_KDIR
 	fi
 
 	# Built and installed on the host (cross-compiled for another
-	# architecture): nothing is compiled under emulation, and the
-	# guest's 'make run_tests' (--how tree) finds the targets up to
-	# date.
-	install=$VMTEST_CACHE/install/$target
-	rm -rf "$install"
-	mapfile -t kmake < <(kmake_args)
+	# architecture) in the run's own job directory: nothing is compiled
+	# under emulation, and the guest's 'make run_tests' (--how tree,
+	# with the same O=) finds the targets up to date.
+	install=$JOB/install
 	step "building and installing the selftests on the host" \
-		"$VMTEST_LOGS/selftests-$target.log" \
-		make -C "$KTREE/tools/testing/selftests" "${kmake[@]}" \
-		TARGETS="$SERIES_TARGETS" KDIR="$kdir" INSTALL_PATH="$install" \
-		install ||
-		die "the selftests do not build"
+		"$VMTEST_LOGS/selftests.log" \
+		build_selftests "$install" "$JOB/build" "$kdir" ||
+		fail "the selftests do not build"
 	[ "$GUEST_ROOT" = / ] || ensure_guest_root
-	stop_here build "$target src=$KSRC_PRISTINE tree=$KTREE kdir=$kdir kernel=$kernel${GUEST_ROOT:+ root=$GUEST_ROOT}" &&
-		return 0
+	record "kdir=$kdir" "kernel=$kernel" ${GUEST_ROOT:+"root=$GUEST_ROOT"}
+	stop_here build && return 0
 
-	# A job directory per run; jobs/TARGET points to the newest, and
-	# jobs older than a day go.
-	mkdir -p "$VMTEST_CACHE/jobs" || die "cannot create $VMTEST_CACHE/jobs"
-	find "$VMTEST_CACHE/jobs" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
-		-exec rm -rf {} +
-	job=$(mktemp -d "$VMTEST_CACHE/jobs/$target.XXXXXX") ||
-		die "cannot create a job directory"
-	link=$VMTEST_CACHE/jobs/$target
-	ln -sfnT "$(basename "$job")" "$link" || die "cannot link $link"
-	# Runs may overlap: scripts take their job from this line, not from
-	# the link, which the newest run moves.
-	msg "$target: results in $job"
-
+	PHASE=boot
+	job=$JOB
 	initrd=$job/initramfs.cpio.gz
 	if [ "$target" = distro ]; then
-		make_initramfs "$initrd" "$DISTRO_RELEASE"
+		make_initramfs "$initrd" "$DISTRO_RELEASE" "$DISTRO_ROOT"
 	else
 		make_initramfs "$initrd"
 	fi
 	[ "$DETERMINISTIC" -eq 1 ] || choose_accel "$kernel"
 	write_job "$job" "$kdir" "$flavor" "$install"
 	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $KARCH, $VM_CPUS vCPUs, $VM_MEM)"
-	JOB=$job
 	run_vm "$kernel" "$initrd" "$job"
 }
 
-# record_result TARGET RC SECONDS: the job's one-line verdict, for
-# scripts: jobs/TARGET/result.
+# The run of one target owns a job directory, made before anything else:
+# its logs, its installed selftests, its guest's files and its result.
+JOB=
+JOB_TARGET=
+JOB_START=
+PHASE=
+
+# start_job TARGET: make the target's job directory (JOB), its result
+# saying the run is under way; a run that boots points jobs/TARGET to
+# it at once, so that the link never names an older run's verdict.
+start_job()
+{
+	local target=$1 link=$VMTEST_CACHE/jobs/$1
+
+	JOB=$(mktemp -d "$VMTEST_CACHE/jobs/$target.XXXXXX") ||
+		die "cannot create a job directory in $VMTEST_CACHE/jobs"
+	JOB_TARGET=$target
+	JOB_START=$(date +%s)
+	RECORD=()
+	PHASE=start
+	VMTEST_LOGS=$JOB/logs
+	mkdir -p "$VMTEST_LOGS" || die "cannot create $VMTEST_LOGS"
+	record_result running
+	if [ -z "$STOP_AFTER" ]; then
+		ln -sfnT "$(basename "$JOB")" "$link" || die "cannot link $link"
+	fi
+	# Runs may overlap: scripts take their job from this line, not from
+	# the link, which the newest run moves.
+	msg "$target: results in $JOB"
+}
+
+# result_word RC: the result a run's exit code gives.
+result_word()
+{
+	case $1 in
+	running) echo running ;;
+	0) [ -n "$STOP_AFTER" ] && echo prepared || echo pass ;;
+	4) echo skip ;;
+	1) echo fail ;;
+	130 | 143) echo interrupted ;;
+	*) echo error ;;
+	esac
+}
+
+# record_result RC: the job's one-line verdict, for scripts: JOB/result.
+# RC is the run's exit code, or 'running' while it runs.
 record_result()
 {
-	[ -n "$JOB" ] && [ -z "$STOP_AFTER" ] || return 0
-	printf 'target=%s result=%s rc=%s seconds=%s accel=%s job=%s\n' \
-		"$1" "$(rc_word "$2")" "$2" "$3" \
+	[ -n "$JOB" ] || return 0
+	printf 'target=%s result=%s rc=%s seconds=%s accel=%s phase=%s job=%s\n' \
+		"$JOB_TARGET" "$(result_word "$1")" "${1/running/-}" \
+		$(($(date +%s) - JOB_START)) \
 		"$([ "$DETERMINISTIC" -eq 1 ] && echo icount || echo "$VMTEST_ACCEL")" \
-		"$JOB" >"$JOB/result"
+		"$PHASE" "$JOB" >"$JOB/result.tmp" && mv "$JOB/result.tmp" "$JOB/result"
+}
+
+# finish: the EXIT trap. However the runner exits (die, fail, Ctrl-C),
+# the running step or guest stops and the running job's result says why.
+# shellcheck disable=SC2317 # run by the trap
+finish()
+{
+	local rc=$?
+
+	cleanup
+	[ -z "$JOB" ] || record_result "$rc"
 }
 
 # What the benchmarks' "cycles" count in the job's guest, when they are
@@ -412,19 +485,22 @@ main()
 
 	parse_args "$@"
 	own_processes
-	VMTEST_LOGS=$VMTEST_CACHE/logs
-	mkdir -p "$VMTEST_LOGS" || die "cannot create $VMTEST_LOGS"
-	ensure_host_tools "$TARGETS"
+	trap finish EXIT
+	# Jobs older than a day go.
+	mkdir -p "$VMTEST_CACHE/jobs" || die "cannot create $VMTEST_CACHE/jobs"
+	find "$VMTEST_CACHE/jobs" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
+		-exec rm -rf {} +
 
 	for target in $TARGETS; do
 		start=$(date +%s)
-		JOB=
+		start_job "$target"
 		run_target "$target"
 		rc=$?
-		record_result "$target" "$rc" $(($(date +%s) - start))
+		record_result "$rc"
 		rows+=("$(printf '%-8s %-5s %4d s%s' "$target" \
 			"$(rc_word "$rc")" $(($(date +%s) - start)) \
 			"$(counter_note)")")
+		JOB=
 		worst=$(fold_status "$worst" "$rc")
 		[ "$rc" -eq 1 ] && [ "$KEEP_GOING" -eq 0 ] && break
 	done

@@ -28,6 +28,7 @@ set -u
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+need_tools "pylint pylint"
 
 # The newest kernel source the QEMU runner unpacked (for checkpatch.pl);
 # fetched when missing.

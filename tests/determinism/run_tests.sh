@@ -167,8 +167,7 @@ PY
 }
 
 kdir=${DETERMINISM_KDIR:-$(prepared current build | cut -d' ' -f2)}
-ksrc=$("$VMTEST" -t current --stop-after fetch 2>>"$OUT/prepare.log" |
-       sed -n 's/^current src=\([^ ]*\).*/\1/p')
+ksrc=$(runner_record current fetch | record_get src)
 if [ -z "$ksrc" ] || [ ! -f "$kdir/vmlinux" ]; then
 	not_ok "a pristine 7.x source and its built kernel" \
 		"source '$ksrc', kernel '$kdir' (see $OUT/prepare.log)"

@@ -49,6 +49,10 @@ set -u
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
+# clang, qemu-user and an arm64 cross compiler for the portability checks
+need_tools "clang clang" "qemu-x86_64 qemu-user" \
+	"aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu" \
+	"/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross"
 
 # The kernel sources the QEMU runner unpacks (fetched on a cold machine;
 # nothing is built).

@@ -86,7 +86,7 @@ printf 'mrproper:\n\t@:\nkernelversion:\n\t@echo 7.3.4\n' >"$fake/Makefile"
 cp -al "$fake" "$fake.ok"
 rm "$fake/tools/virtio/ringtest/ptr_ring.c"
 echo '/* not upstream */' >"$fake/tools/virtio/ringtest/ptr_ring.c"
-expect_rc "a tree the series does not apply to: exit 1" 1 "$work/fail.log" \
+expect_rc "a tree the series does not apply to: exit 2" 2 "$work/fail.log" \
 	"$VMTEST" -t current --ksrc "$fake" --stop-after tree
 expect_grep "the runner says the series does not apply, and to what" \
 	"$work/fail.log" "error: the series does not apply to $fake"

@@ -50,14 +50,14 @@ check "arm64: the oops's pc is shown" \
 	grep -q 'pc : bench_page_pool_init' "$work/oops.log"
 
 # 3. Refusals, before any work.
-expect_rc "arm64: --accel kvm is refused on an x86 host" 1 \
+expect_rc "arm64: --accel kvm is refused on an x86 host" 2 \
 	"$work/kvm.log" "$VMTEST" -t arm64 --accel kvm --cache "$work/cache" &&
 	expect_grep "arm64: --accel kvm: says why" "$work/kvm.log" \
 		'arm64 guest cannot run under KVM on this x86_64 machine'
 
 for opt in "--how tree" -D; do
 	# shellcheck disable=SC2086 # an option and its value
-	expect_rc "arm64: $opt is refused" 1 "$work/opt.log" \
+	expect_rc "arm64: $opt is refused" 2 "$work/opt.log" \
 		"$VMTEST" -t arm64 $opt --cache "$work/cache" &&
 		expect_grep "arm64: $opt: says why" "$work/opt.log" \
 			'(no make or compiler|not an instruction count)'
@@ -77,7 +77,7 @@ for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
 done
 printf '#!/bin/sh\necho 1000\n' >"$work/path/id"
 chmod +x "$work/path/id"
-expect_rc "arm64: missing tools are refused" 1 "$work/tools.log" \
+expect_rc "arm64: missing tools are refused" 2 "$work/tools.log" \
 	env PATH="$work/path" "$VMTEST" -t arm64 --stop-after fetch \
 	--cache "$work/cache" &&
 	expect_grep "arm64: the missing packages are named" "$work/tools.log" \

@@ -8,9 +8,16 @@
 # SIGTERM at the build, boot and test stages stops everything at once and
 # leaves no process behind; -s gets a terminal it can use; every kind of
 # kernel report on a canned console (kmemleak's dump included) fails the
-# verdict; the guest folds KTAP files into 0, 4 or 1; the current
+# verdict; the guest folds KTAP files into 0, 4 or 1, each test judged by
+# its own KTAP (no plan, a short plan, an XFAIL fail it); the current
 # target's tree gets the series as patches, once, without writing the
-# source, the same as laid files, or the runner stops (apply.sh).
+# source, the same as laid files, or the runner stops (apply.sh); each run
+# owns its job directory from the start, and its result says how it
+# ended (state.sh); Ctrl-C on tests/run.sh stops its group
+# (interrupt_run.sh); the distro kernel is extracted into the cache,
+# nothing written to /boot (distro.sh); apt waits for another apt's lock
+# and says so (apt_lock.sh); arm64's selftests are aarch64 after an x86
+# build in the same tree (cross.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -24,6 +31,11 @@ export FAKE_SLEEP=$((100000 + $$))
 "$TESTS_DIR/runner/boot_retry.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/arm64.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/apply.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/state.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/interrupt_run.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/distro.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/apt_lock.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/cross.sh" | grep -E '^(not )?ok - '
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.
@@ -53,6 +65,8 @@ check "a KVM that cannot run a guest: TCG, and the run passes" \
 check "the fallback is said in one line" \
 	grep -q 'cannot run a guest .* using TCG' "$work/kvm.log"
 check "the guest ran under TCG" grep -q -- '-accel tcg' "$work/kvm/qemu.args"
+check "the job keeps the QEMU command line" \
+	grep -q -- "^qemu-system-x86_64 .*-kernel /boot/fake-kernel " "$work/kvm/qemu.cmd"
 check "the fallback took under 15 s ($secs s)" test "$secs" -lt 15
 stage kvm-forced boot VMTEST_ACCEL=kvm FAKE_BOOTS=pass >/dev/null
 check "--accel kvm is obeyed without a probe" \
@@ -176,6 +190,15 @@ check "the kmemleak report is shown" \
 check "the leaked object's backtrace is shown" \
 	grep -q 'splat_init' "$work/kmemleak.log"
 
+job=$work/judge-ktap
+mkdir -p "$job"
+printf '%s\r\n' "vmtest-initramfs: userspace started" \
+	"vmtest-guest: KTAP: ptr_ring: ptr_ring_test: printed no KTAP plan" >"$job/console.log"
+echo 1 >"$job/rc"
+"$STAGE" judge "$job" >"$work/judge-ktap.log" 2>&1
+expect_grep "a failed job's KTAP findings are shown on the host" "$work/judge-ktap.log" \
+	'^vmtest: KTAP of ptr_ring: ptr_ring_test: printed no KTAP plan$'
+
 # 6. The guest's verdict from its KTAP files (run_kselftest.sh stand-ins).
 # guest_rc NAME KTAP-LINE...: selftests.sh's exit for an installation
 # whose run_kselftest.sh prints these lines.
@@ -199,15 +222,57 @@ guest_rc()
 }
 NB='selftests: net/bench: test_bench_page_pool.sh'
 PR='selftests: ptr_ring: ptr_ring_test'
-check "guest: both passed: 0" test "$(guest_rc pass "ok 1 $NB" "ok 2 $PR")" = 0
+# t HEADER RESULT NESTED-LINE...: one test as runner.sh prints it.
+t()
+{
+	echo "# timeout set to 45"
+	echo "# $1"
+	[ $# -le 2 ] || printf '# %s\n' "${@:3}"
+	echo "$2"
+}
+# A test's own KTAP: two results that passed; all skipped.
+ok2=('TAP version 13' '1..2' 'ok 1 one # perf=5.4ns' 'ok 2 two')
+skip0=('TAP version 13' '1..0 # SKIP bench_page_pool.ko is for another kernel')
+both()
+{
+	t "$NB" "ok 1 $NB" "${ok2[@]}"
+	t "$PR" "${1:-ok 2 $PR}" "${@:2}"
+}
+check "guest: both passed: 0" \
+	test "$(guest_rc pass "$(both "ok 2 $PR" "${ok2[@]}")")" = 0
 check "guest: the KTAP is kept as a file" \
 	grep -q "^ok 2 $PR" "$work/guest-pass/ktap/install.tap"
-check "guest: one failed: 1" test "$(guest_rc fail "ok 1 $NB" "not ok 2 $PR")" = 1
-check "guest: all skipped: 4" \
-	test "$(guest_rc skip "ok 1 $NB # SKIP" "ok 2 $PR # SKIP")" = 4
-check "guest: one skipped, one passed: 0" \
-	test "$(guest_rc half "ok 1 $NB # SKIP" "ok 2 $PR")" = 0
-check "guest: a target without a result: 1" test "$(guest_rc missing "ok 1 $NB")" = 1
+check "guest: one failed: 1" test "$(guest_rc fail "$(both "not ok 2 $PR # exit=1" \
+	'TAP version 13' '1..2' 'ok 1 one' 'not ok 2 two')")" = 1
+check "guest: all skipped: 4" test "$(guest_rc skip "$(t "$NB" "ok 1 $NB # SKIP" \
+	"${skip0[@]}"; t "$PR" "ok 2 $PR # SKIP" "${skip0[@]}")")" = 4
+check "guest: one skipped, one passed: 0" test "$(guest_rc half "$(t "$NB" \
+	"ok 1 $NB # SKIP" "${skip0[@]}"; t "$PR" "ok 2 $PR" "${ok2[@]}")")" = 0
+check "guest: a target without a result: 1" \
+	test "$(guest_rc missing "$(t "$NB" "ok 1 $NB" "${ok2[@]}")")" = 1
+# Each test is judged by its own KTAP (the arm64 guest that got an x86
+# ptr_ring_test: a shell's syntax error, exit 2, kselftest's XFAIL).
+check "guest: a test that prints no KTAP fails: 1" \
+	test "$(guest_rc noktap "$(both "ok 2 $PR" 'ran, said nothing')")" = 1
+expect_grep "guest: says which test printed no KTAP" "$work/guest-noktap.log" \
+	'vmtest-guest: KTAP: ptr_ring: ptr_ring_test: printed no KTAP plan'
+check "guest: a short plan fails: 1" test "$(guest_rc short "$(both "ok 2 $PR" \
+	'TAP version 13' '1..3' 'ok 1 one' 'ok 2 two')")" = 1
+expect_grep "guest: says the plan is short" "$work/guest-short.log" \
+	'ptr_ring_test: planned 3 results, reported 2'
+check "guest: an XFAIL exit (2) fails: 1" test "$(guest_rc xfail "$(both \
+	"ok 2 $PR # XFAIL" './ptr_ring_test: line 1: syntax error: unexpected ")"')")" = 1
+expect_grep "guest: says why the XFAIL fails" "$work/guest-xfail.log" \
+	'ptr_ring_test: exited 2 \(XFAIL\), which no test of the series gives'
+check "guest: a nested XFAIL without a reason fails: 1" test "$(guest_rc \
+	xfail-nested "$(both "ok 2 $PR" 'TAP version 13' '1..2' 'ok 1 one' \
+	'ok 2 two # XFAIL')")" = 1
+check "guest: a nested XFAIL with its reason passes: 0" test "$(guest_rc \
+	xfail-reason "$(both "ok 2 $PR" 'TAP version 13' '1..2' 'ok 1 one' \
+	'ok 2 two # XFAIL needs 4 CPUs')")" = 0
+check "guest: a failure its exit code hides fails: 1" test "$(guest_rc \
+	hidden "$(both "ok 2 $PR" 'TAP version 13' '1..2' 'ok 1 one' \
+	'not ok 2 two')")" = 1
 check "guest: an unknown way to run: 1" \
 	test "$("$REPO/vmtest/guest/selftests.sh" sideways "$REPO" x "$work/g" \
 		"$work/g" >/dev/null 2>&1; echo $?)" = 1

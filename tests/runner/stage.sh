@@ -9,6 +9,11 @@
 #          runner's make_config and make_farm are functions)
 #   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
 #   judge  judge_vm of JOBDIR's console.log, rc and kmemleak files
+#   distro ensure_distro_kernel, then the initramfs of that kernel in
+#          JOBDIR/initrd; prints the DISTRO_ variables
+#   install apt_install of the packages FAKE_PKGS names
+#   selftests build_selftests of FAKE_TREE's FAKE_TARGETS into
+#          JOBDIR/install (O=JOBDIR/build, KDIR=JOBDIR/kdir)
 # FAKE_TARGET (default current) names the target whose architecture the
 # guest has. Prints 'rc=N boots=N' at the end.
 
@@ -25,6 +30,12 @@ VMTEST_DIR=$(dirname "$(dirname "$TESTS_RUNNER")")/vmtest
 . "$VMTEST_DIR/lib/vm.sh"
 # shellcheck source=../../vmtest/lib/tree.sh
 . "$VMTEST_DIR/lib/tree.sh"
+# shellcheck source=../../vmtest/lib/packages.sh
+. "$VMTEST_DIR/lib/packages.sh"
+# shellcheck source=../../vmtest/lib/distro.sh
+. "$VMTEST_DIR/lib/distro.sh"
+# shellcheck source=../../vmtest/lib/kbuild.sh
+. "$VMTEST_DIR/lib/kbuild.sh"
 
 job=$2
 export BOOT_MARKER PATH=$TESTS_RUNNER/bin:$PATH
@@ -44,6 +55,21 @@ stepfn)
 	;;
 boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
 judge) judge_vm 0 "$job" ;;
+selftests)
+	# The real make, on the tree's real Makefiles.
+	PATH=${PATH#"$TESTS_RUNNER/bin:"}
+	# shellcheck disable=SC2034 # read by build_selftests
+	KTREE=$FAKE_TREE SERIES_TARGETS=$FAKE_TARGETS
+	step "building the selftests" "$job/selftests.log" \
+		build_selftests "$job/install" "$job/build" "$job/kdir"
+	;;
+install) read -ra pkgs <<<"$FAKE_PKGS" && apt_install "${pkgs[@]}" ;;
+distro)
+	ensure_distro_kernel &&
+		make_initramfs "$job/initrd" "$DISTRO_RELEASE" "$DISTRO_ROOT" &&
+		declare -p DISTRO_RELEASE DISTRO_VERSION DISTRO_ROOT DISTRO_KERNEL \
+			DISTRO_KDIR
+	;;
 *) die "unknown stage '$1'" ;;
 esac
 echo "rc=$? boots=$(cat "$job/boots" 2>/dev/null || echo 0)"

@@ -14,8 +14,7 @@
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-ksrc=$("$VMTEST" -t current --stop-after fetch 2>>"$OUT/prepare.log" |
-       sed -n 's/^current src=\([^ ]*\).*/\1/p')
+ksrc=$(runner_record current fetch | record_get src)
 kdir=${SERIES_KDIR:-$(prepared current build | cut -d' ' -f2)}
 if [ -z "$ksrc" ] || [ ! -f "$kdir/Module.symvers" ]; then
 	not_ok "a pristine 7.x source and a built kernel" \

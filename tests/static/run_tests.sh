@@ -7,6 +7,7 @@
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
+need_tools "shellcheck shellcheck"
 
 cd "$REPO" || exit 1
 

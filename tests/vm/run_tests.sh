@@ -75,7 +75,7 @@ check_ktap()
 }
 
 # 0. What the guest cannot see is refused before any work.
-expect_rc "a cache below /tmp is refused" 1 "$OUT/vm-tmp.log" \
+expect_rc "a cache below /tmp is refused: exit 2" 2 "$OUT/vm-tmp.log" \
 	env VMTEST_CACHE=/tmp/vmtest-refused "$VMTEST" -t distro -- true &&
 	expect_grep "a cache below /tmp is refused: says why" "$OUT/vm-tmp.log" \
 		'below /tmp, .* its own tmpfs'

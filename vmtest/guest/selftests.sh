@@ -21,9 +21,61 @@ shift 5
 selftests=$tree/tools/testing/selftests
 mkdir -p "$ktap" || exit 1
 
-# Fold the top-level kselftest results of a KTAP log into an exit code. A
-# target with no result line at all (it failed to build: the selftests
-# Makefile carries on regardless) is a failure.
+# Judge each test of TARGETS in a KTAP log by its own nested KTAP, as
+# runner.sh prints it ("# " before each line, between "# selftests: T:
+# NAME" and the test's result): every test of the series prints a plan
+# and as many results (a skip-all plan is 1..0), and none is an XFAIL
+# without a reason; none reports a failure its exit code hides; and no
+# test exits with kselftest's XFAIL (2), which none of them gives (a
+# shell's syntax error does: a binary it cannot run). Says what is wrong,
+# one line a test; fails when anything is.
+judge_nested()
+{
+	awk -v targets="$targets" '
+		function problem(what) {
+			printf "vmtest-guest: KTAP: %s: %s\n", label, what
+			bad++
+		}
+		BEGIN { n = split(targets, t, " "); for (i = 1; i <= n; i++) want[t[i]] = 1 }
+		/^# selftests: / { inside = 1; plan = ""; results = 0; failed = 0; xfail = 0; next }
+		inside && /^# / {
+			line = substr($0, 3)
+			if (line ~ /^1\.\.[0-9]+/ && plan == "") {
+				plan = line; sub(/^1\.\./, "", plan); sub(/[^0-9].*/, "", plan)
+			} else if (line ~ /^(not )?ok [0-9]+/) {
+				results++
+				if (line ~ /^not ok/ && line !~ /# *(SKIP|TODO)/) failed++
+				if (line ~ /# *XFAIL *$/) xfail++
+			}
+			next
+		}
+		/^(not )?ok [0-9]+ selftests: / {
+			label = $0
+			sub(/^(not )?ok [0-9]+ selftests: /, "", label)
+			sub(/ # .*/, "", label)
+			target = label
+			sub(/: .*/, "", target)
+			if (target in want) {
+				if (!inside || plan == "")
+					problem("printed no KTAP plan")
+				else if (results != plan)
+					problem("planned " plan " results, reported " results)
+				if (inside && failed && $1 == "ok")
+					problem(failed " failed result(s), yet it passed")
+				if (xfail)
+					problem(xfail " XFAIL(s) without a reason")
+				if ($0 ~ /# *XFAIL/)
+					problem("exited 2 (XFAIL), which no test of the series gives (a shell that cannot run it?)")
+			}
+			inside = 0
+		}
+		END { exit bad > 0 }' "$1" >&2
+}
+
+# Fold the kselftest results of a KTAP log into an exit code. A target
+# with no result line at all (it failed to build: the selftests Makefile
+# carries on regardless), or a test its own KTAP does not bear out
+# (judge_nested), is a failure.
 status_of()
 {
 	local log=$1 t
@@ -34,6 +86,7 @@ status_of()
 			return 1
 		fi
 	done
+	judge_nested "$log" || return 1
 	awk '
 		/^(not )?ok [0-9]+ selftests: / {
 			n++

@@ -14,7 +14,16 @@ warn()
 	printf 'vmtest: warning: %s\n' "$*" >&2
 }
 
+# die: the runner cannot do its work (a package, a download, a bad
+# option): exit 2, which a failed test never gives.
 die()
+{
+	printf 'vmtest: error: %s\n' "$*" >&2
+	exit 2
+}
+
+# fail: what is under test does not build: exit 1, as a failed test.
+fail()
 {
 	printf 'vmtest: error: %s\n' "$*" >&2
 	exit 1
@@ -99,7 +108,7 @@ step()
 	start=$(date +%s)
 	msg "$what ..."
 	if [ "$VMTEST_VERBOSE" -gt 0 ]; then
-		spawn tee_to "$log" "$@"
+		spawn tee_to "$log" "$@" </dev/null
 	else
 		spawn "$@" >"$log" 2>&1 </dev/null
 	fi

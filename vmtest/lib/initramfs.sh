@@ -4,13 +4,14 @@
 # /init that mounts it read-only and switches to vmtest/guest/init.
 # shellcheck shell=bash
 
-# Modules, in load order, that RELEASE's kernel needs for a 9p root.
+# Modules, in load order, that RELEASE's kernel (its lib/modules below
+# ROOT) needs for a 9p root.
 ninep_modules()
 {
-	local release=$1
+	local release=$1 root=$2
 
-	modprobe -S "$release" --show-depends 9pnet_virtio 2>/dev/null
-	modprobe -S "$release" --show-depends 9p 2>/dev/null
+	modprobe -d "$root" -S "$release" --show-depends 9pnet_virtio 2>/dev/null
+	modprobe -d "$root" -S "$release" --show-depends 9p 2>/dev/null
 }
 
 # The initramfs's first words: the kernel finished booting and userspace
@@ -39,11 +40,12 @@ exec switch_root /newroot /bin/bash "$vmtest_init"
 EOF
 }
 
-# make_initramfs OUT [RELEASE]: RELEASE names a distro kernel whose 9p
-# modules go in. Made anew each run: it takes well under a second.
+# make_initramfs OUT [RELEASE ROOT]: RELEASE names a distro kernel whose
+# 9p modules (ROOT/lib/modules/RELEASE) go in. Made anew each run: it
+# takes well under a second.
 make_initramfs()
 {
-	local out=$1 release=${2:-} dir mod name
+	local out=$1 release=${2:-} root=${3:-/} dir mod name
 
 	dir=$(mktemp -d "$VMTEST_CACHE/initramfs.XXXXXX") ||
 		die "cannot create a staging directory in $VMTEST_CACHE"
@@ -56,7 +58,7 @@ make_initramfs()
 	chmod 755 "$dir/init"
 	: >"$dir/modules.list"
 	if [ -n "$release" ]; then
-		ninep_modules "$release" | awk '$1 == "insmod" { print $2 }' |
+		ninep_modules "$release" "$root" | awk '$1 == "insmod" { print $2 }' |
 		awk '!seen[$0]++' | while read -r mod; do
 			name=$(basename "$mod")
 			name=${name%.xz}

@@ -120,6 +120,22 @@ build_kernel()
 		flock "$KBUILD_LOCK" \
 		make -C "$KTREE" O="$out" "${kmake[@]}" -j"$(nproc)" \
 		"$KIMAGE_TARGET" modules ||
-		die "kernel build failed"
+		fail "kernel build failed"
 	echo "$key" >"$out/.vmtest-key"
+}
+
+# build_selftests INSTALL BUILD KDIR: the series' selftests built for the
+# target's architecture in BUILD (O=, the run's own: nothing built for
+# one target is reused by another, as lib.mk's rules know no compiler)
+# and installed in INSTALL, the module against KDIR (kbuild rebuilds it
+# in the tree when the architecture or kernel changes). A step.
+build_selftests()
+{
+	local install=$1 build=$2 kdir=$3
+	local -a kmake
+
+	mapfile -t kmake < <(kmake_args)
+	make -C "$KTREE/tools/testing/selftests" "${kmake[@]}" O="$build" \
+		TARGETS="$SERIES_TARGETS" KDIR="$kdir" INSTALL_PATH="$install" \
+		install
 }

@@ -8,29 +8,82 @@
 
 APT_UPDATED=0
 
+# Seconds to wait for another apt or dpkg (a fresh machine's boot-time
+# upgrades, a user's apt-get) to release the machine's apt locks.
+APT_LOCK_TIMEOUT=${VMTEST_APT_LOCK_TIMEOUT:-600}
+# The locks apt-get update and install take (a test points them elsewhere).
+APT_LOCKS=${VMTEST_APT_LOCKS:-/var/lib/dpkg/lock-frontend /var/lib/apt/lists/lock}
+
+# lock_holder FILE: the process holding a lock on FILE (/proc/locks), if
+# any.
+lock_holder()
+{
+	local ino
+
+	ino=$(stat -c %i "$1" 2>/dev/null) || return 0
+	awk -v ino="$ino" '$2 != "->" {
+		n = split($6, id, ":"); if (id[n] == ino) { print $5; exit } }' \
+		/proc/locks
+}
+
+# wait_apt_locks: while another process holds one of the apt locks, say
+# so and wait, up to APT_LOCK_TIMEOUT s in all.
+wait_apt_locks()
+{
+	local f pid waited=0 said=0
+
+	for f in $APT_LOCKS; do
+		while pid=$(lock_holder "$f") && [ -n "$pid" ]; do
+			if [ "$said" -eq 0 ]; then
+				msg "waiting for $f, held by process $pid ($(ps -o comm= -p "$pid")), up to $APT_LOCK_TIMEOUT s"
+				said=1
+			fi
+			[ "$waited" -lt "$APT_LOCK_TIMEOUT" ] ||
+				die "$f is still held by process $pid ($(ps -o comm= -p "$pid")) after $APT_LOCK_TIMEOUT s: run again when it is done, or wait longer (VMTEST_APT_LOCK_TIMEOUT=SECONDS)"
+			sleep 1
+			waited=$((waited + 1))
+		done
+	done
+	[ "$said" -eq 0 ] || msg "apt's locks are free after $waited s"
+}
+
+# apt_get WHAT LOG ARGS...: apt-get ARGS as a step, once the locks are
+# free; apt itself waits for the dpkg lock, should another process take
+# it meanwhile. Dies when it fails, saying so when a lock was the cause.
+apt_get()
+{
+	local what=$1 log=$2
+
+	shift 2
+	wait_apt_locks
+	step "$what" "$log" env DEBIAN_FRONTEND=noninteractive \
+		apt-get -o "DPkg::Lock::Timeout=$APT_LOCK_TIMEOUT" "$@" && return 0
+	! grep -q 'Could not get lock' "$log" ||
+		die "$what: another process held apt's lock for $APT_LOCK_TIMEOUT s (log: $log)"
+	die "$what failed (log: $log)"
+}
+
+# apt_update: the machine's apt index, once a run.
+apt_update()
+{
+	apt_get "apt-get update" "$VMTEST_LOGS/apt-update.log" update
+	APT_UPDATED=1
+}
+
 apt_install()
 {
 	is_root || die "missing packages: $* (run as root, or install them)"
-	if [ "$APT_UPDATED" -eq 0 ]; then
-		step "apt-get update" "$VMTEST_LOGS/apt-update.log" \
-			apt-get update || die "apt-get update failed"
-		APT_UPDATED=1
-	fi
-	# INITRD=No: the runner boots its own initramfs, so skip the slow
-	# initramfs-tools run a kernel image install would trigger.
-	step "installing $*" "$VMTEST_LOGS/apt-install.log" \
-		env DEBIAN_FRONTEND=noninteractive INITRD=No \
-		apt-get install -y --no-install-recommends "$@" ||
-		die "apt-get install $* failed"
+	[ "$APT_UPDATED" -eq 1 ] || apt_update
+	apt_get "installing $*" "$VMTEST_LOGS/apt-install.log" \
+		install -y --no-install-recommends "$@"
 }
 
 # Install the Debian packages providing what the runner needs on the host
 # for TARGETS, every tool a kernel build uses among them, before the first
 # build: the .config records pahole's version (CONFIG_PAHOLE_VERSION), and
-# a pahole installed later (linux-kbuild-6.12 pulls it in for the distro
-# target) makes every module build against that kernel warn. The arm64
-# tools (the cross compiler, its C library for ptr_ring_test, QEMU's arm
-# emulators) come only with an arm64 target.
+# a pahole installed later makes every module build against that kernel
+# warn. The arm64 tools (the cross compiler, its C library for
+# ptr_ring_test, QEMU's arm emulators) come only with an arm64 target.
 ensure_host_tools()
 {
 	local targets=$1 need
@@ -89,30 +142,6 @@ arm64_host_tools()
 	/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
 	dpkg-deb dpkg
 	EOF
-}
-
-# The Debian distro kernel: image plus headers, installed on the host so
-# that the guest, which sees the host's filesystem, finds its modules and
-# /lib/modules/$(uname -r)/build.
-DISTRO_KERNEL_PKGS="linux-image-6.12-amd64 linux-headers-6.12-amd64"
-
-distro_kernel_release()
-{
-	local r
-
-	for r in /lib/modules/6.12*-amd64; do
-		[ -e "$r/build/Makefile" ] && [ -e "/boot/vmlinuz-${r##*/}" ] &&
-			echo "${r##*/}"
-	done | sort -V | tail -n 1
-}
-
-ensure_distro_kernel()
-{
-	# shellcheck disable=SC2086 # a list of package names
-	[ -n "$(distro_kernel_release)" ] || apt_install $DISTRO_KERNEL_PKGS
-	DISTRO_RELEASE=$(distro_kernel_release)
-	[ -n "$DISTRO_RELEASE" ] ||
-		die "no Debian 6.12 kernel with headers found after install"
 }
 
 # Write a sources file for SUITES using the host's own Debian mirror.
@@ -301,14 +330,11 @@ update_lock()
 # the series is checked against that tree's lib.mk and ptr_ring.h too.
 fetch_distro_source()
 {
-	local ver
+	local ver=$DISTRO_VERSION
 
-	ver=$(dpkg-query -W -f='${Version}' "linux-image-$DISTRO_RELEASE") ||
-		die "cannot tell the version of linux-image-$DISTRO_RELEASE"
 	if [ ! -e "$VMTEST_CACHE/src/linux-source-6.12-$ver.unpacked" ] &&
 	   [ "$APT_UPDATED" -eq 0 ] && is_root; then
-		step "apt-get update" "$VMTEST_LOGS/apt-update.log" apt-get update
-		APT_UPDATED=1
+		apt_update
 	fi
 	fetch_source_pkg linux-source-6.12 "$ver"
 }

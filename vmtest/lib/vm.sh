@@ -153,7 +153,7 @@ boot_vm()
 	# A debug kernel under emulation runs ACPI's AML so slowly that the
 	# PCI interrupt routing method times out and virtio never gets an
 	# interrupt: route them from the BIOS table instead.
-	[ "$DEBUG" -eq 1 ] && [ "$kernel" != "/boot/${kernel##*/}" ] &&
+	[ "$DEBUG" -eq 1 ] && [ "$kernel" != "${DISTRO_KERNEL:-}" ] &&
 		[ "$KARCH" = x86_64 ] && append+=" acpi=noirq"
 
 	# The root is the host's own, or (another architecture) the one
@@ -174,6 +174,8 @@ boot_vm()
 		-append "$append -- vmtest_init=$VMTEST_DIR/guest/init vmtest_work=$VMTEST_CACHE vmtest_job=$job")
 
 	rm -f "$log"
+	# The job keeps how its guest was started.
+	printf '%q ' "${qemu[@]}" >"$job/qemu.cmd" && echo >>"$job/qemu.cmd"
 	if [ "$SHELL_MODE" -eq 1 ]; then
 		# The terminal is the guest's: QEMU in the foreground, with
 		# no time limit; Ctrl-C goes to the guest.
@@ -232,6 +234,10 @@ judge_vm()
 	rc=$(cat "$job/rc")
 	case $rc in
 	0 | 4) return "$rc" ;;
-	*) return 1 ;;
+	*)
+		# What the guest's judge of the tests' own KTAP found
+		grep -a '^vmtest-guest: KTAP: ' "$log" | tr -d '\r' | sed 's/^vmtest-guest: KTAP: /vmtest: KTAP of /' >&2
+		return 1
+		;;
 	esac
 }

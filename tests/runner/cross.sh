@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One target's build does not leak into another's (no VM, no kernel): in
+# a tree with the Debian source's selftests Makefile and lib.mk and a
+# small test program, the runner's selftest build for the current
+# target (x86-64), then for arm64 in the same tree, installs an aarch64
+# binary for arm64 ('file' says so), as lib.mk, whose rules know no
+# compiler, would not in a shared build directory. The cross compiler is
+# a stand-in: the host's gcc, its output marked AArch64.
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+work=$(mktemp -d "$OUT/cross.XXXXXX")
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+src=$(runner_source 'linux-source-[0-9]*')
+if [ -z "$src" ]; then
+	not_ok "cross: a Debian kernel source to take lib.mk from" \
+		"none in $VMTEST_CACHE/src"
+	tests_done cross
+	exit
+fi
+
+tree=$work/tree
+sel=$tree/tools/testing/selftests
+mkdir -p "$sel/hello" "$tree/scripts" "$work/bin"
+cp "$src/scripts/subarch.include" "$tree/scripts/"
+cp -r "$src/tools/testing/selftests/"{Makefile,lib.mk,kselftest,run_kselftest.sh} \
+	"$src/tools/testing/selftests/"kselftest*.h "$sel/"
+printf 'int main(void) { return 0; }\n' >"$sel/hello/hello.c"
+printf 'TEST_GEN_PROGS := hello\ninclude ../lib.mk\n' >"$sel/hello/Makefile"
+
+cat >"$work/bin/aarch64-linux-gnu-gcc" <<'STANDIN'
+#!/bin/bash
+# The host's gcc, its output's e_machine made EM_AARCH64 (183).
+gcc "$@" || exit
+out=a.out prev=
+for a; do
+	[ "$prev" = -o ] && out=$a
+	prev=$a
+done
+[ ! -f "$out" ] || printf '\267\000' |
+	dd of="$out" bs=1 seek=18 conv=notrunc status=none
+STANDIN
+chmod +x "$work/bin/aarch64-linux-gnu-gcc"
+
+# build NAME TARGET: the runner's selftest build of TARGET in job NAME.
+build()
+{
+	mkdir -p "$work/$1"
+	env PATH="$work/bin:$PATH" FAKE_TARGET="$2" FAKE_TREE="$tree" \
+		FAKE_TARGETS=hello "$TESTS_DIR/runner/stage.sh" selftests \
+		"$work/$1" >"$work/$1.log" 2>&1
+}
+build x86 current
+check "cross: the current target's selftests build" grep -q '^rc=0 ' "$work/x86.log"
+check "cross: its binary is x86-64" \
+	sh -c "file -b '$work/x86/install/hello/hello' | grep -q 'x86-64'"
+build arm64 arm64
+check "cross: then arm64's, in the same tree, build" grep -q '^rc=0 ' "$work/arm64.log"
+check "cross: arm64's installed binary is aarch64, not the x86 one ($(file -b "$work/arm64/install/hello/hello" | cut -d, -f1-2))" \
+	sh -c "file -b '$work/arm64/install/hello/hello' | grep -q 'ARM aarch64'"
+check "cross: nothing was built in the tree itself" test ! -e "$sel/hello/hello"
+
+tests_done cross

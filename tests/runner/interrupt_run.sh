@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/run.sh stops on Ctrl-C: SIGINT to its process group (as a
+# terminal sends it) or SIGTERM to it alone, while a group runs whose
+# processes include one in a process group of its own (as vmtest.sh's
+# builds and guests are), exits 130 (143) at once, leaves no process
+# behind and starts no further group. run.sh installs no tool itself: a
+# group installs its own (need_tools).
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+work=$(mktemp -d "$OUT/interrupt-run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export FAKE_SLEEP=$((200000 + $$))
+
+mkdir -p "$work/groups/sleepy" "$work/groups/second"
+cat >"$work/groups/sleepy/run_tests.sh" <<'GROUP'
+#!/bin/bash
+echo "ok - sleepy started"
+# As vmtest.sh: a child in a process group of its own, which its trap stops.
+set -m
+sleep "$FAKE_SLEEP" &
+child=$!
+set +m
+trap 'kill -- "-$child"; exit 143' TERM
+sleep "$FAKE_SLEEP" &
+wait
+GROUP
+printf '#!/bin/bash\necho "ok - second ran"\n' >"$work/groups/second/run_tests.sh"
+chmod +x "$work/groups/"*/run_tests.sh
+
+# interrupt NAME SIGNAL WHOM: run.sh with the two groups, SIGNAL to its
+# process group (WHOM=group) or to it alone, once the first group runs.
+interrupt()
+{
+	local name=$1 sig=$2 whom=$3 pid rc start want=130
+
+	[ "$sig" = INT ] || want=143
+	mkdir -p "$work/$name"
+	env TESTS_GROUPS="$work/groups" TESTS_OUT="$work/$name" setsid \
+		python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$TESTS_DIR/run.sh" sleepy second \
+		>"$work/$name.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q 'sleepy started' "$work/$name/group-sleepy.log" 2>/dev/null &&
+			[ "$(pgrep -fc "sleep $FAKE_SLEEP")" -ge 2 ] && break
+		sleep 0.1
+	done
+	start=$SECONDS
+	if [ "$whom" = group ]; then
+		kill "-$sig" -- "-$pid"
+	else
+		kill "-$sig" "$pid"
+	fi
+	wait "$pid"
+	rc=$?
+	check "run.sh, $name: exit $want (got $rc) within 5 s" \
+		test "$rc" -eq "$want" -a $((SECONDS - start)) -le 5
+	check "run.sh, $name: no process left" \
+		test -z "$(pgrep -f "sleep $FAKE_SLEEP")"
+	check "run.sh, $name: the next group did not start" \
+		test ! -e "$work/$name/group-second.log"
+	expect_grep "run.sh, $name: says the group was interrupted" \
+		"$work/$name.log" "^not ok - sleepy: interrupted \\(SIG$sig\\)"
+	pkill -f "sleep $FAKE_SLEEP"
+}
+interrupt "Ctrl-C" INT group
+interrupt "SIGTERM" TERM runner
+
+# Not interrupted: both groups run, their checks are counted.
+TESTS_GROUPS=$work/groups TESTS_OUT=$work/plain "$TESTS_DIR/run.sh" second \
+	>"$work/plain.log" 2>&1
+check "run.sh: a group's checks are shown and counted (exit $?)" \
+	grep -qx '1 passed, 0 failed' "$work/plain.log"
+expect_grep "run.sh: the group's lines are in run.log" "$work/plain/run.log" \
+	'^ok - second ran$'
+
+# Tools: run.sh installs nothing itself; a group asks for its own
+# (need_tools), installed through the runner's apt helpers. A machine
+# without the checkers, an apt-get that notes what it is asked, root.
+mkdir -p "$work/path" "$work/groups/tools"
+for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+	for f in "$d"/*; do
+		case ${f##*/} in
+		shellcheck | pylint | clang | qemu-x86_64 | aarch64-linux-gnu-* | apt-get | id) continue ;;
+		esac
+		[ -e "$work/path/${f##*/}" ] || ln -s "$f" "$work/path/"
+	done
+done
+printf '#!/bin/sh\necho 0\n' >"$work/path/id"
+printf '#!/bin/sh\necho "apt-get $*" >>"%s"\n' "$work/apt.log" >"$work/path/apt-get"
+cat >"$work/groups/tools/run_tests.sh" <<GROUP
+#!/bin/bash
+. "$TESTS_DIR/lib.sh"
+need_tools "vmtest-no-such-tool vmtest-its-package" "bash bash"
+ok "tools ran"
+GROUP
+chmod +x "$work/path/id" "$work/path/apt-get" "$work/groups/tools/run_tests.sh"
+env PATH="$work/path" TESTS_GROUPS="$work/groups" TESTS_OUT="$work/tools" \
+	"$TESTS_DIR/run.sh" second >"$work/tools.log" 2>&1
+check "run.sh installs nothing for a group that needs nothing" \
+	test ! -e "$work/apt.log"
+env PATH="$work/path" TESTS_GROUPS="$work/groups" TESTS_OUT="$work/tools" \
+	"$TESTS_DIR/run.sh" tools >"$work/tools.log" 2>&1
+check "a group's need_tools installs what it lacks, and only that" \
+	grep -qx 'apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends vmtest-its-package' \
+	"$work/apt.log"
+
+tests_done interrupt_run

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Each run owns its state (no VM, no kernel, no network: an apt-get that
+# fails or hangs stands in for Debian): the job directory and the
+# jobs/TARGET link are made before anything else, so a run that fails
+# before booting leaves jobs/TARGET saying so, never an older run's pass;
+# its logs are in the job; the runner's own failures exit 2, a bad option
+# too, and Ctrl-C says "interrupted". A phase's record is in the job, and
+# tests read it with one helper (runner_record).
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+work=$(mktemp -d "$OUT/state.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cache=$work/cache
+
+# An older run's job that passed, which jobs/current names.
+mkdir -p "$cache/jobs/current.old" "$work/bin"
+echo "target=current result=pass rc=0 seconds=9 accel=tcg job=$cache/jobs/current.old" \
+	>"$cache/jobs/current.old/result"
+ln -s current.old "$cache/jobs/current"
+
+# A Debian that cannot be reached (FAKE_APT=hang: one that never answers).
+cat >"$work/bin/apt-get" <<'EOF'
+#!/bin/bash
+[ "${FAKE_APT:-}" = hang ] && { sleep "${FAKE_SLEEP:-1000}" & wait; }
+echo "E: stand-in: cannot reach the mirror" >&2
+exit 100
+EOF
+printf '#!/bin/sh\nexit 100\n' >"$work/bin/apt-cache"
+chmod +x "$work/bin/apt-get" "$work/bin/apt-cache"
+
+expect_rc "a run that cannot fetch: exit 2, not a test's 1" 2 "$work/fetch.log" \
+	env PATH="$work/bin:$PATH" "$VMTEST" -t current --cache "$cache"
+job=$(realpath -m "$cache/jobs/current")
+check "jobs/current names the new run, not the older one" \
+	test "$job" != "$cache/jobs/current.old" -a -d "$job"
+check "the run was named before it fetched" \
+	grep -q "current: results in $job\$" "$work/fetch.log"
+expect_grep "its result says error, and where" "$job/result" \
+	"^target=current result=error rc=2 seconds=[0-9]+ accel=[a-z]+ phase=(tools|fetch) job=$job\$"
+check "its logs are in the job" test -n "$(ls "$job/logs")"
+check "no log outside the job" test ! -e "$cache/logs"
+check "the older run's result is left alone" \
+	grep -q 'result=pass' "$cache/jobs/current.old/result"
+
+# Ctrl-C while fetching: the job says so.
+env PATH="$work/bin:$PATH" FAKE_APT=hang FAKE_SLEEP=$((100000 + $$)) \
+	setsid python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$VMTEST" -t distro --cache "$cache" \
+	>"$work/int.log" 2>&1 &
+pid=$!
+for _ in $(seq 50); do
+	pgrep -f "sleep $((100000 + $$))" >/dev/null && break
+	sleep 0.2
+done
+kill -INT -- "-$pid"
+wait "$pid"
+rc=$?
+check "Ctrl-C while fetching: exit 130 (got $rc)" test "$rc" -eq 130
+job=$(realpath -m "$cache/jobs/distro")
+expect_grep "Ctrl-C while fetching: the result says interrupted" "$job/result" \
+	'^target=distro result=interrupted rc=130 '
+check "Ctrl-C while fetching: no process left" \
+	test -z "$(pgrep -f "sleep $((100000 + $$))")"
+
+# Refusals are the runner's: exit 2, and no job.
+expect_rc "a bad option: exit 2" 2 "$work/opt.log" \
+	"$VMTEST" --target nowhere --cache "$cache"
+check "a bad option makes no job" \
+	test "$(find "$cache/jobs" -mindepth 1 -maxdepth 1 -name 'nowhere*' | wc -l)" -eq 0
+
+# --stop-after runs have a job of their own, but leave jobs/TARGET alone.
+before=$(readlink "$cache/jobs/current")
+expect_rc "--stop-after fetch that cannot fetch: exit 2" 2 "$work/stop.log" \
+	env PATH="$work/bin:$PATH" "$VMTEST" -t current --stop-after fetch \
+	--cache "$cache"
+check "--stop-after leaves jobs/current as it was" \
+	test "$(readlink "$cache/jobs/current")" = "$before"
+job=$(sed -n 's/^vmtest: current: results in //p' "$work/stop.log")
+expect_grep "--stop-after: its own job says error" "$job/result" \
+	'^target=current result=error rc=2 '
+
+# The record of a phase: one reader (runner_record), and the job's own
+# file, which a shell sources.
+rec=$(runner_record current fetch)
+src=$(record_get src <<<"$rec")
+job=$(record_get job <<<"$rec")
+check "runner_record: the current target's source ($src)" test -d "$src"
+# shellcheck disable=SC2016 # expanded by that shell
+check "the job keeps the record as a file a shell sources" \
+	bash -c '. "$1/record" && [ "$target" = current ] && [ "$src" = "$2" ]' _ "$job" "$src"
+expect_grep "the job's result says prepared, phase fetch" "$job/result" \
+	'^target=current result=prepared rc=0 .* phase=fetch '
+
+tests_done state

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+# The distro target's kernel: Debian's 6.12 image and headers, extracted
+# into the cache (dpkg-deb -x, no maintainer script, nothing in /boot,
+# /lib/modules or /usr/src), once per version. The guest boots the image
+# from there, the initramfs takes its 9p modules from there, and the
+# selftests' module builds against the headers there (KDIR).
+# shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
+
+# The packages that name the newest 6.12 image and headers.
+DISTRO_KERNEL_META="linux-image-6.12-amd64 linux-headers-6.12-amd64"
+
+# apt_field PACKAGE FIELD: FIELD of PACKAGE's candidate in the machine's
+# apt index.
+apt_field()
+{
+	apt-cache show --no-all-versions "$1" 2>/dev/null |
+		awk -v f="$2:" '$1 == f { sub(/^[^:]*: */, ""); print; exit }'
+}
+
+# distro_packages: "release version" of the 6.12 kernel the metapackages
+# name, then the packages to extract, one a line: the image, its
+# headers, and the headers' common part and kbuild tools.
+distro_packages()
+{
+	local image rel ver dep
+
+	image=$(apt_field linux-image-6.12-amd64 Depends | sed 's/[ ,(].*//')
+	[ -n "$image" ] || return 1
+	rel=${image#linux-image-}
+	ver=$(apt_field "$image" Version)
+	[ -n "$ver" ] || return 1
+	echo "$rel $ver"
+	echo "$image"
+	echo "linux-headers-$rel"
+	apt_field "linux-headers-$rel" Depends | tr ',|' '\n' |
+		sed 's/^ *//; s/[ (].*//' | while read -r dep; do
+			case $dep in
+			linux-headers-*-common | linux-kbuild-*) echo "$dep" ;;
+			esac
+		done
+}
+
+# extract_distro_kernel DIR REL DEB...: the packages unpacked into DIR,
+# made to work where they are: the headers' Makefile includes the common
+# headers by their absolute path, build and source are absolute links,
+# and modules.dep is made by depmod in the package's postinst.
+extract_distro_kernel()
+{
+	local dir=$1 rel=$2 deb mk
+
+	shift 2
+	rm -rf "$dir"
+	mkdir -p "$dir" || return 1
+	for deb in "$@"; do
+		dpkg-deb -x "$deb" "$dir" || return 1
+	done
+	mk=$dir/usr/src/linux-headers-$rel/Makefile
+	[ -f "$mk" ] && [ -f "$dir/boot/vmlinuz-$rel" ] || return 1
+	sed -i "s|^include /usr/src/|include $dir/usr/src/|" "$mk" &&
+	ln -sfn "../../../usr/src/linux-headers-$rel" "$dir/lib/modules/$rel/build" &&
+	ln -sfn "../../../usr/src/$(basename "$(sed -n 's|^include .*/usr/src/\([^/]*\)/Makefile$|\1|p' "$mk")")" \
+		"$dir/lib/modules/$rel/source" &&
+	depmod -b "$dir" "$rel"
+}
+
+# ensure_distro_kernel: sets DISTRO_RELEASE, DISTRO_VERSION, DISTRO_ROOT
+# (the extracted packages), DISTRO_KERNEL (the image) and DISTRO_KDIR (its
+# headers), downloading and extracting the packages when this version is
+# not in the cache yet. Offline, the newest version extracted before is
+# used.
+ensure_distro_kernel()
+{
+	local rel ver dir
+	local -a pkgs want
+
+	mapfile -t pkgs < <(distro_packages)
+	if [ "${#pkgs[@]}" -lt 4 ] && is_root && [ "$APT_UPDATED" -eq 0 ]; then
+		apt_update
+		mapfile -t pkgs < <(distro_packages)
+	fi
+	if [ "${#pkgs[@]}" -ge 4 ]; then
+		read -r rel ver <<<"${pkgs[0]}"
+	else
+		# No index names it: the newest one extracted before.
+		dir=$(find "$VMTEST_CACHE/distro" -mindepth 1 -maxdepth 1 \
+			-name '6.12*.unpacked' 2>/dev/null | sort -V | tail -n 1)
+		[ -n "$dir" ] ||
+			die "no Debian 6.12 kernel in this machine's apt index ($DISTRO_KERNEL_META) nor in $VMTEST_CACHE/distro"
+		read -r rel ver <"$dir"
+	fi
+	dir=$VMTEST_CACHE/distro/$rel-$ver
+	if [ ! -e "$dir.unpacked" ]; then
+		want=("${pkgs[@]:1}")
+		rm -rf "$dir.deb"
+		mkdir -p "$dir.deb" || die "cannot create $dir.deb"
+		(cd "$dir.deb" && step "downloading Debian's kernel $rel" \
+			"$VMTEST_LOGS/distro-download.log" \
+			apt-get -o APT::Sandbox::User=root download \
+			"${want[@]/%/=$ver}") ||
+			die "cannot download ${want[*]} $ver"
+		step "extracting Debian's kernel $rel into the cache" \
+			"$VMTEST_LOGS/distro-extract.log" \
+			extract_distro_kernel "$dir" "$rel" "$dir".deb/*.deb ||
+			die "cannot extract Debian's kernel $rel into $dir"
+		rm -rf "$dir.deb"
+		echo "$rel $ver" >"$dir.unpacked"
+	fi
+	DISTRO_RELEASE=$rel
+	DISTRO_VERSION=$ver
+	DISTRO_ROOT=$dir
+	DISTRO_KERNEL=$dir/boot/vmlinuz-$rel
+	DISTRO_KDIR=$dir/lib/modules/$rel/build
+}
