@@ -319,8 +319,10 @@ cmd_export()
 
 	# The project's files: what the base plus both series give.
 	for p in $ORDER; do
-		[ -n "$(patches_of "$p")" ] ||
-			die "series/$p has no patches: the project's files were left as they are"
+		if [ -z "$(patches_of "$p")" ]; then
+			echo "series.sh: series/$p has no patches yet: the project's files are left as they are until it has"
+			return 0
+		fi
 	done
 	result "$(base_tree)" "$work" || die "the series do not apply to the base"
 	while read -r p; do
