@@ -5,10 +5,11 @@
 # both against the kernel source vmtest/sources.lock pins.
 #
 # usage: series/series.sh COMMAND ...
-#   import SERIES DIR [--full]
+#   import SERIES DIR [--full | --with PATH...]
 #       DIR becomes a git repository of the pristine base (commit tagged
 #       'base': the files the series touch, their directories, scripts/
-#       and the top level; --full: the whole tree) with SERIES' patches
+#       and the top level; --with: PATH too, a file a new patch will
+#       change; --full: the whole tree) with SERIES' patches
 #       applied by 'git am', one commit each, their notes (below the
 #       '---') as git notes. Edit, rebase, amend, split there.
 #   export SERIES DIR
@@ -45,7 +46,7 @@ SELFTESTS_MK=tools/testing/selftests/Makefile
 
 usage()
 {
-	sed -n '3,36p' "$self" | cut -c3- >&2
+	sed -n '3,37p' "$self" | cut -c3- >&2
 	exit 2
 }
 
@@ -122,6 +123,7 @@ base_files()
 		touched $(for s in $ORDER; do patches_of "$s"; done)
 		project_files
 		echo "$SELFTESTS_MK"
+		[ ${#EXTRA[@]} -eq 0 ] || printf '%s\n' "${EXTRA[@]}"
 	} | sort -u | while read -r p; do
 		echo "$p"
 		d=$(dirname "$p")
@@ -213,11 +215,18 @@ am()
 
 cmd_import()
 {
-	local name=${1:-} dir=${2:-} full=${3:-}
+	local name=${1:-} dir=${2:-} full=''
 
 	[ -n "$dir" ] || usage
 	known "$name"
-	[ -z "$full" ] || [ "$full" = --full ] || usage
+	shift 2
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--full) full=1; shift ;;
+		--with) EXTRA+=("${2:?}"); shift 2 ;;
+		*) usage ;;
+		esac
+	done
 	mapfile -t list < <(patches_of "$name")
 	make_base "$(base_tree)" "$dir" "$full"
 	[ ${#list[@]} -eq 0 ] || am "$dir" "${list[@]}" || exit 1
@@ -313,8 +322,10 @@ cmd_export()
 
 	# The project's files: what the base plus both series give.
 	for p in $ORDER; do
-		[ -n "$(patches_of "$p")" ] ||
-			die "series/$p has no patches: the project's files were left as they are"
+		if [ -z "$(patches_of "$p")" ]; then
+			echo "series.sh: series/$p has no patches yet: the project's files are left as they are until it has"
+			return 0
+		fi
 	done
 	result "$(base_tree)" "$work" || die "the series do not apply to the base"
 	while read -r p; do
@@ -547,6 +558,7 @@ cmd_send()
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+EXTRA=()
 cmd=${1:-}
 [ $# -eq 0 ] || shift
 case $cmd in

@@ -68,7 +68,7 @@ check "the lock pins the source the series is based on" \
 	test -d "$ksrc" -a "$(basename "$ksrc")" = "$(awk '$1 ~ /^linux-source/ { print $1 "-" $2 }' "$REPO/vmtest/sources.lock")"
 
 # ---- a synthetic series, in a copy of the series tooling -------------
-# proj: series.sh, lay_series.py and the lock, with project files made
+# proj: series.sh and lay_series.py, with project files made
 # from the base: virtio changes ringtest's Makefile, net-next adds a file
 # and a MAINTAINERS line.
 proj=$work/proj
