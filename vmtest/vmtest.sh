@@ -80,6 +80,12 @@ pass, skip, fail, error or interrupted, and the phase it reached.
   -d, --debug         'current' as a debug kernel (KASAN, KMEMLEAK,
                       PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
                       kmemleak is scanned after the tests
+      --profile P     'current' built as: tiny (default: the minimal
+                      kernel) or distro (with Debian's options that
+                      change the timed paths' code: static keys,
+                      mitigations, ftrace, memcg, NUMA, preemption;
+                      vmtest/config/distro.config says which and what
+                      still differs)
   -p, --param K=V     benchmark module parameter (repeatable), passed as
                       BENCH_PAGE_POOL_PARAMS to test_bench_page_pool.sh
   -e, --env K=V       environment variable for the tests (repeatable)
@@ -119,6 +125,7 @@ TARGETS=both
 KSRC=
 KDIR_GIVEN=
 DEBUG=0
+PROFILE=tiny
 DETERMINISTIC=0
 HOW=install
 SHELL_MODE=0
@@ -145,6 +152,7 @@ parse_args()
 		-c | --cpus) VM_CPUS=${2:-}; shift ;;
 		-m | --mem) VM_MEM=${2:-}; shift ;;
 		-d | --debug) DEBUG=1 ;;
+		--profile) PROFILE=${2:-}; shift ;;
 		-D | --deterministic) DETERMINISTIC=1 ;;
 		-p | --param) PARAMS+=("${2:-}"); shift ;;
 		-e | --env) ENVS+=("${2:-}"); shift ;;
@@ -186,6 +194,12 @@ parse_args()
 	positive_int --timeout "$VM_TIMEOUT"
 	[[ $VM_MEM =~ ^[1-9][0-9]*[MG]?$ ]] ||
 		die "--mem needs a size like 2G or 1536M, not '$VM_MEM'"
+	case $PROFILE in
+	tiny | distro) ;;
+	*) die "--profile must be tiny or distro, not '$PROFILE'" ;;
+	esac
+	[ "$PROFILE" = tiny ] || [ "$DEBUG" -eq 0 ] ||
+		die "--profile $PROFILE and --debug exclude each other"
 	if [ -n "$KSRC" ]; then
 		[ -d "$KSRC" ] || die "--ksrc: no such directory: $KSRC"
 		KSRC=$(realpath "$KSRC")
@@ -329,6 +343,7 @@ run_target()
 	case $target in
 	current | arm64)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
+		[ "$PROFILE" = tiny ] || flavor=$PROFILE
 		# The series' patches apply to the source the lock pins.
 		fetch_current_source
 		base=$KSRC_PRISTINE

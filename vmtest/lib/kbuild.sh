@@ -12,7 +12,9 @@ config_fragments()
 
 	echo "$VMTEST_DIR/config/vm.config"
 	echo "$VMTEST_DIR/config/$KARCH.config"
-	[ "$flavor" = debug ] && echo "$VMTEST_DIR/config/debug.config"
+	case $flavor in
+	debug | distro) echo "$VMTEST_DIR/config/$flavor.config" ;;
+	esac
 	for t in $SERIES_TARGETS; do
 		[ -f "$KTREE/tools/testing/selftests/$t/config" ] &&
 			echo "$KTREE/tools/testing/selftests/$t/config"
