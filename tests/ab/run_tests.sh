@@ -15,6 +15,8 @@
 #     same; ptr_ring's repetitions within a run are one sample,
 #   - the table, Markdown, environment notes, --fail-on-slower, and exit 2
 #     with a message on bad input,
+#   - ab/ab.sh with a stand-in runner: alternated boots into one table,
+#     sides with different debug options or no .config refused,
 #   - pylint, ruff and line length on the files.
 #
 # The statistics need Debian's python3-scipy and python3-numpy for the
@@ -48,6 +50,49 @@ while IFS= read -r line; do
 	*) echo "$line" ;;
 	esac
 done < <("$PY" "$TESTS_DIR/ab/test_verdict.py" 2>&1)
+
+# ab/ab.sh, with a stand-in runner: the config check refuses sides that
+# differ in a figure-changing option (naming it) or lack a .config, and
+# compares the rest, boots alternated, into one table.
+tmp=$(mktemp -d "$OUT/ab.XXXXXX")
+mkdir -p "$tmp/jobs"
+for side in base change nocfg; do
+	mkdir -p "$tmp/$side/arch/x86/boot"
+	: >"$tmp/$side/arch/x86/boot/bzImage"
+	printf 'CONFIG_JUMP_LABEL=y\n# CONFIG_PROVE_LOCKING is not set\n' >"$tmp/$side/.config"
+done
+echo 72 >"$tmp/base/fake-insn"
+echo 73 >"$tmp/change/fake-insn"
+rm "$tmp/nocfg/.config"
+abrun()
+{
+	env AB_VMTEST="$TESTS_DIR/ab/fake-vmtest" FAKE_JOBS="$tmp/jobs" \
+		VMTEST_CACHE="$tmp/cache" "$REPO/ab/ab.sh" "$@"
+}
+expect_rc "ab.sh: a kernel one instruction slower on one test: exit 0" 0 \
+	"$tmp/ab.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change" \
+	-o "$tmp/out"
+expect_grep "ab.sh: ... which reads slower" "$tmp/ab.log" \
+	'no-softirq-page_pool01 .*slower'
+expect_no_grep "ab.sh: ... and only it" "$tmp/ab.log" \
+	'(for_loop|no-softirq-page_pool03) .*(slower|faster)'
+check "ab.sh: 3 boots a side, alternated, each a job" \
+	test "$(cat "$tmp/out"/base-*.job "$tmp/out"/change-*.job | wc -l)" -eq 6
+check "ab.sh: the table is kept with the boots" test -s "$tmp/out/table.text"
+printf 'CONFIG_JUMP_LABEL=y\nCONFIG_PROVE_LOCKING=y\n' >"$tmp/change/.config"
+expect_rc "ab.sh: sides whose debug options differ are refused, exit 2" 2 \
+	"$tmp/ab-cfg.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change"
+expect_grep "ab.sh: ... naming the option" "$tmp/ab-cfg.log" \
+	'change: CONFIG_PROVE_LOCKING=y'
+expect_rc "ab.sh: --allow-config-diff compares them all the same" 0 \
+	"$tmp/ab-allow.log" abrun --base-kdir "$tmp/base" \
+	--change-kdir "$tmp/change" --allow-config-diff -n 2
+expect_rc "ab.sh: a side without a .config is refused, exit 2" 2 \
+	"$tmp/ab-nocfg.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/nocfg"
+expect_grep "ab.sh: ... saying it is not recorded" "$tmp/ab-nocfg.log" \
+	'\.config: not recorded'
+expect_rc "ab.sh: nothing to compare: exit 2" 2 "$tmp/ab-none.log" abrun
+rm -rf "$tmp"
 
 if awk 'length > 79 { print FILENAME ":" FNR; bad = 1 } END { exit bad }' \
    "${FILES[@]}" >"$OUT/ab-len.log"; then
