@@ -80,6 +80,10 @@ pass, skip, fail, error or interrupted, and the phase it reached.
   -d, --debug         'current' as a debug kernel (KASAN, KMEMLEAK,
                       PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
                       kmemleak is scanned after the tests
+      --dma D         the DMA layer of the benchmark's *_dma tests: direct
+                      (default: dma-direct) or swiotlb (swiotlb=force on
+                      the kernel command line: every map and sync
+                      bounces); the command line is in the KTAP
       --profile P     'current' built as: tiny (default: the minimal
                       kernel) or distro (with Debian's options that
                       change the timed paths' code: static keys,
@@ -126,6 +130,7 @@ KSRC=
 KDIR_GIVEN=
 DEBUG=0
 PROFILE=tiny
+VM_DMA=direct
 DETERMINISTIC=0
 HOW=install
 SHELL_MODE=0
@@ -153,6 +158,7 @@ parse_args()
 		-m | --mem) VM_MEM=${2:-}; shift ;;
 		-d | --debug) DEBUG=1 ;;
 		--profile) PROFILE=${2:-}; shift ;;
+		--dma) VM_DMA=${2:-}; shift ;;
 		-D | --deterministic) DETERMINISTIC=1 ;;
 		-p | --param) PARAMS+=("${2:-}"); shift ;;
 		-e | --env) ENVS+=("${2:-}"); shift ;;
@@ -194,6 +200,10 @@ parse_args()
 	positive_int --timeout "$VM_TIMEOUT"
 	[[ $VM_MEM =~ ^[1-9][0-9]*[MG]?$ ]] ||
 		die "--mem needs a size like 2G or 1536M, not '$VM_MEM'"
+	case $VM_DMA in
+	direct | swiotlb) ;;
+	*) die "--dma must be direct or swiotlb, not '$VM_DMA'" ;;
+	esac
 	case $PROFILE in
 	tiny | distro) ;;
 	*) die "--profile must be tiny or distro, not '$PROFILE'" ;;

@@ -13,7 +13,8 @@
 SUBTESTS='for_loop atomic_inc lock
 no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
-bh_page_pool05_napi_remote cross_cpu_return_1cpu'
+bh_page_pool05_napi_remote cross_cpu_return_1cpu
+no-softirq-page_pool01_dma no-softirq-page_pool02_dma no-softirq-page_pool03_dma'
 
 job=$VMTEST_CACHE/jobs/arm64
 log=$OUT/arm64-first.log

@@ -14,7 +14,8 @@
 SUBTESTS='for_loop atomic_inc lock
 no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
-bh_page_pool05_napi_remote cross_cpu_return_1cpu cross_cpu_return_2cpu'
+bh_page_pool05_napi_remote cross_cpu_return_1cpu cross_cpu_return_2cpu
+no-softirq-page_pool01_dma no-softirq-page_pool02_dma no-softirq-page_pool03_dma'
 
 # check_ktap TARGET HOW LOG: the job of TARGET that vmtest.sh's output LOG
 # names passed, and its KTAP file (HOW: install or tree) has every

@@ -155,6 +155,9 @@ boot_vm()
 	# interrupt: route them from the BIOS table instead.
 	[ "$DEBUG" -eq 1 ] && [ "$kernel" != "${DISTRO_KERNEL:-}" ] &&
 		[ "$KARCH" = x86_64 ] && append+=" acpi=noirq"
+	# The DMA layer the benchmark's *_dma tests map through: bounce
+	# buffers for every mapping and sync with swiotlb=force
+	[ "${VM_DMA:-direct}" = swiotlb ] && append+=" swiotlb=force"
 
 	# The root is the host's own, or (another architecture) the one
 	# made for the guest (GUEST_ROOT, lib/arch.sh).
