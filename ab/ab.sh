@@ -23,6 +23,7 @@
 #   --allow-config-diff compare kernels whose .config differ in options
 #                       that change the figures (the change is one)
 #   -p, --param K=V     benchmark module parameter (vmtest.sh -p)
+#   --dma D             the DMA layer of the *_dma tests (vmtest.sh --dma)
 #   --format F          text (default) or markdown
 #   -o, --out DIR       where the boots' jobs, logs and the table go
 #                       (default: CACHE/ab/DATE-PID)
@@ -65,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--profile) profile=${2:-}; shift ;;
 	--allow-config-diff) allow=1 ;;
 	-p | --param) params+=(-p "${2:-}"); shift ;;
+	--dma) params+=(--dma "${2:-}"); shift ;;
 	--format) format=${2:-}; shift ;;
 	-o | --out) out=${2:-}; shift ;;
 	-h | --help) usage ;;
@@ -161,6 +163,7 @@ build_change()
 		mkdir -p "$out/orig/$(dirname "$p")" || die "cannot keep $p"
 		ln "$tree/$p" "$out/orig/$p" || die "cannot keep $p"
 	done <"$out/paths"
+	mkdir -p "$(dirname "$kdir")" || die "cannot make $(dirname "$kdir")"
 	echo "ab.sh: copying the base's objects ($base)"
 	cp -a "$base" "$kdir.tmp" || die "cannot copy $base"
 	restore=$tree

@@ -284,3 +284,16 @@ for name in boots[0]:
 sys.exit(bad > 0)
 PY
 }
+
+# interrupt WHOM SIG PID: SIG to PID's process group (WHOM: group, as a
+# terminal's Ctrl-C) or to PID alone, then wait for it: its exit code is
+# interrupt's (a child is waited for in this shell, not a subshell).
+interrupt()
+{
+	if [ "$1" = group ]; then
+		kill "-$2" -- "-$3"
+	else
+		kill "-$2" "$3"
+	fi
+	wait "$3"
+}

@@ -102,12 +102,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$STAGE" "$what" "$work/$name" \
 	pid=$!
 	sleep 3
 	start=$SECONDS
-	if [ "$whom" = group ]; then
-		kill "-$sig" -- "-$pid"
-	else
-		kill "-$sig" "$pid"
-	fi
-	wait "$pid"
+	interrupt "$whom" "$sig" "$pid"
 	rc=$?
 	check "$name: stops within 5 s, exit $rc" \
 		test $((SECONDS - start)) -le 5 -a "$rc" -ge 128
