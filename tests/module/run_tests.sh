@@ -3,7 +3,8 @@
 # bench_page_pool.ko builds at W=1 without a warning against Debian's
 # 6.12 headers (the KDIR=/lib/modules/... path) and against the kernel tree
 # the runner builds; the selftests build it as NIPA does (O=, no KDIR),
-# and an unbuilt tree builds the selftests without it.
+# and an unbuilt tree builds the selftests without it; the distro
+# profile's .config has every option its fragment names.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -99,6 +100,44 @@ nipa_build()
 	fi
 	rm -rf "$tmp"
 }
+
+# profile_config TREE: the distro profile's .config made as the runner
+# makes it (tinyconfig, then the fragments), built no further: every
+# option distro.config names is there (the runner refuses a kernel
+# otherwise); what still differs from Debian's config is in its header.
+profile_config()
+{
+	local tree=$1 cfg missing f
+
+	cfg=$(mktemp -d)
+	f=$REPO/vmtest/config
+	if ! { make -C "$tree" O="$cfg" tinyconfig &&
+	       "$tree/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" \
+		"$f/vm.config" "$f/x86_64.config" "$f/distro.config" \
+		"$tree/tools/testing/selftests/net/bench/config" &&
+	       make -C "$tree" O="$cfg" olddefconfig; } >"$OUT/module-profile.log" 2>&1; then
+		not_ok "the distro profile's .config is made" "see $OUT/module-profile.log"
+		rm -rf "$cfg"
+		return
+	fi
+	missing=$(grep '^CONFIG_' "$f/distro.config" | while read -r l; do
+		grep -qx "$l" "$cfg/.config" || echo "$l"; done)
+	if [ -z "$missing" ]; then
+		ok "the distro profile's .config has every option distro.config names ($(grep -c '^CONFIG_' "$f/distro.config"))"
+	else
+		not_ok "the distro profile's .config has every option distro.config names" \
+			"missing: $missing"
+	fi
+	echo "# differs from Debian's on purpose: $(grep -h '^CONFIG_PAGE_POOL_STATS=' "$cfg/.config")"
+	rm -rf "$cfg"
+}
+
+read -r tree _ < <(prepared current tree)
+if [ -n "$tree" ]; then
+	profile_config "$tree"
+else
+	not_ok "current tree prepared" "see $OUT/prepare.log"
+fi
 
 read -r _ distro_kdir < <(prepared distro)
 read -r _ current_kdir < <(prepared current)

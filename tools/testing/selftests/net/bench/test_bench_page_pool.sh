@@ -27,11 +27,13 @@ skip_all()
 	exit "$KSFT_SKIP"
 }
 
-# This run's lines of the kernel log, after the marker, without prefixes
-module_lines()
+# The kernel log, read from /dev/kmsg into $1 while the module runs, so
+# that other writers cannot push this run's lines out of it first; a
+# record lost anyway ends one dd (EPIPE) and the next one reads on.
+read_kmsg()
 {
-	dd if=/dev/kmsg iflag=nonblock bs=8k status=none 2>/dev/null |
-		sed -n "/$1\$/,\$ s/^[^;]*;$MOD: //p"
+	(while ! dd bs=8k status=none 2>/dev/null; do :; done) \
+		</dev/kmsg >"$1" &
 }
 
 ktap_print_header
@@ -55,14 +57,29 @@ ktap_print_msg "vulnerabilities:" \
 
 rmmod "$MOD" 2>/dev/null
 marker="test_bench_page_pool.sh: run $$.$RANDOM"
-echo "$MOD: $marker" >/dev/kmsg
+log=$(mktemp)
+set -m		# the reader in a process group of its own, to stop it
+read_kmsg "$log"
+reader=$!
+set +m
+echo "$MOD: $marker" >>/dev/kmsg
 err=$(insmod "$KO" "${params[@]}" 2>&1)
 rc=$?
 rmmod "$MOD" 2>/dev/null
+echo "$MOD: $marker end" >>/dev/kmsg
+for _ in $(seq 100); do
+	grep -q "$marker end\$" "$log" && break
+	sleep 0.1
+done
+kill -- -"$reader"
+mapfile -t lines < <(sed -n "/$marker\$/,/$marker end\$/ s/^[^;]*;$MOD: //p" \
+	"$log")
+grep -q "$marker end\$" "$log" ||
+	lines+=("Fail:kernel_log lost this run's lines (read ${#lines[@]})")
+rm -f "$log"
 case $err in
 *"Unknown symbol"*) skip_all "the kernel has no page_pool (CONFIG_PAGE_POOL)" ;;
 esac
-mapfile -t lines < <(module_lines "$marker")
 
 type_re='^Type:([^ ]+) Per elem: [0-9.]+ cycles\([a-z]+\) ([0-9.]+) ns'
 cases=0 fails=0
@@ -84,7 +101,7 @@ for line in "${lines[@]}"; do
 	elif [[ $line =~ ^(Type|Fail):([^\ ]+)\ (.*) ]]; then
 		ktap_print_msg "$line"
 		ktap_test_fail "${BASH_REMATCH[2]}"
-	elif [ "$line" != "$marker" ]; then
+	elif [ "$line" != "$marker" ] && [ "$line" != "$marker end" ]; then
 		ktap_print_msg "$line"
 	fi
 done
