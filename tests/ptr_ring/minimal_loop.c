@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 	for (i = 0; i <= nprod; i++)
 		cpu[i] = atoi(argv[5 + i]);
 	array = calloc(batch, sizeof(void *));
-	ring = calloc(1, sizeof(*ring));
+	ring = aligned_alloc(SMP_CACHE_BYTES, sizeof(*ring));	/* its lines */
 	if (!count || !array || !ring || batch < 1 || ptr_ring_init(ring, atoi(argv[3]), GFP_KERNEL))
 		return 1;
 	for (i = 0; i < nprod; i++)
