@@ -1,46 +1,41 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Project tests for tools/testing/selftests/ptr_ring and the ringtest shim
-# it shares (tools/virtio/ringtest/ptr_ring_shim.h); not part of the kernel
-# series.  The project's files are laid over each kernel tree in a
-# temporary directory of symlinks (the trees stay read-only), then:
+# Project tests for the virtio series (series/virtio: ringtest's shim,
+# the ptr_ring correctness test ptr_ring_check and the timing test
+# ptr_ring_test); not part of the kernel series.  The kernel trees are
+# the series' base (7.3, vmtest/sources.lock), 7.2 and 6.12 (their
+# ptr_ring.h lack __ptr_ring_check_produce(); 6.12's also data_race()),
+# unpacked by the runner's helpers when missing.  The project's files are
+# laid over each tree in a temporary directory of symlinks (the trees stay
+# read-only), then:
 #
-#   - ringtest's ptr_ring and the selftest build without warnings against
-#     KSRC_NEW and KSRC_OLD (default: the newest and the 6.12 Debian sources
-#     the QEMU runner unpacked; a missing tree fails) and run: every mode
-#     "ok", the timed ones with "# perf=<ns>ns" and their summary line;
-#   - ThreadSanitizer, AddressSanitizer and UndefinedBehaviorSanitizer
-#     builds run clean (the old tree: ThreadSanitizer, with the races its
-#     header does not annotate with data_race() suppressed);
-#   - mutants: the selftest built against copies of the new tree's
-#     ptr_ring.h, each broken in one way a run can see, must fail (exit 1,
-#     "not ok", a FAIL line) within MUTANT_SEC seconds, never hang:
-#       zeroing    __ptr_ring_zero_tail() no longer clears consumed slots
-#       gfp_zero   the queue is allocated without __GFP_ZERO
-#       producer   __ptr_ring_produce() does not advance r->producer
-#       consumer   __ptr_ring_discard_one() does not advance consumer_head
-#     No run on x86 can see these, so they are not mutants here:
-#       - smp_wmb() dropped from __ptr_ring_produce(): x86 does not reorder
-#         stores, smp_wmb() is only a compiler barrier there, and
-#         ThreadSanitizer models neither fences nor the address dependency
-#         the consumer relies on; only weakly ordered hardware (arm64,
-#         POWER) running the selftest can catch it, and only sometimes;
-#       - READ_ONCE()/WRITE_ONCE() turned into plain accesses: the same
-#         instructions on x86 unless the compiler happens to tear, fuse or
-#         hoist the access;
-#       - data_race() annotations dropped: only KCSAN sees them;
-#       - spin_lock_bh()/_irq()/_irqsave() swapped for spin_lock(): there
-#         are no softirqs or interrupts in userspace;
-#   - bad options: exit 1 and a message before any output; one usable CPU:
-#     the two-thread modes skip (exit 0, or 4 when nothing else runs);
-#   - make -C tools/testing/selftests TARGETS=ptr_ring run_tests / install;
-#   - ptr_ring_test.c and the shim it includes are at most 600 lines
-#     together, as issue 10 asks;
-#   - minimal_loop.c (the bare single and spsc loops) builds, runs in order,
-#     and its figures are printed next to ptr_ring_test's: the harness's
-#     cost per item (printed only: timing is not asserted);
-#   - clang, and when installed qemu-x86_64 and an arm64 cross compiler.
+#   - series/virtio: every patch applies to the base in order, builds what
+#     it can (ringtest's ptr_ring from patch 1, the selftests from theirs)
+#     and passes; no patch removes a line an earlier one added; the result
+#     equals the project's files and MAINTAINERS entry; ptr_ring is a
+#     TARGET of tools/testing/selftests/Makefile;
+#   - per tree: ringtest's ptr_ring builds without warnings and runs; both
+#     selftests build without warnings; ptr_ring_check passes every case;
+#     ptr_ring_test passes every mode with "# perf=", a summary and a
+#     spread, skips mpsc (too few CPUs) and, before 7.3,
+#     check_stop_wake, each with its reason; ThreadSanitizer,
+#     AddressSanitizer and UndefinedBehaviorSanitizer builds run clean
+#     (6.12: ThreadSanitizer, with the races its header does not annotate
+#     with data_race() suppressed);
+#   - mutants of the base's ptr_ring.h, each broken in one way: the
+#     correctness test fails (exit 1, "not ok", a FAIL line) within
+#     MUTANT_SEC seconds, never hangs; with the ThreadSanitizer build, a
+#     __ptr_ring_produce() without smp_wmb() is a race report;
+#   - --ring-size/--size up to the cap passes, one more is refused; bad
+#     options; one usable CPU (two-thread modes skip); ringtest's
+#     run-on-all.sh drives ptr_ring_test; make run_tests and install;
+#   - callgrind: each timed mode's instructions per item, the waits left
+#     out, within CG_PCT % of tests/ptr_ring/minimal_loop.c's (the same
+#     ptr_ring calls and nothing else), and the harness's own instructions
+#     per item the same, within CG_SAME, with 7.2's and 7.3's header;
+#   - the timings of each mode against minimal_loop's (printed, not
+#     asserted); clang, a baseline x86-64 CPU and arm64 when installed.
 #
 # Prints "ok - ..." / "not ok - ..." per check, then "# N passed, N failed";
 # exits 1 if anything failed.
@@ -54,104 +49,155 @@ need_tools "clang clang" "qemu-x86_64 qemu-user" \
 	"aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu" \
 	"/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross"
 
-# The kernel sources the QEMU runner unpacks (fetched on a cold machine;
-# nothing is built).
-if [ -z "${KSRC_NEW:-}${KSRC_OLD:-}" ] &&
-   { [ ! -d "$(pinned_source)" ] ||
-     [ -z "$(runner_source 'linux-source-6.12-*')" ]; }; then
-	"$VMTEST" --stop-after fetch >>"$OUT/prepare.log" 2>&1
-fi
-KSRC_NEW=${KSRC_NEW:-$(pinned_source)}
-KSRC_OLD=${KSRC_OLD:-$(runner_source 'linux-source-6.12-*')}
+# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/common.sh
+. "$REPO/vmtest/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/packages.sh
+. "$REPO/vmtest/lib/packages.sh"
+
 CC=${CC:-gcc}
 MUTANT_SEC=30
-modes=(single spsc batch lockless lockless_batch unconsume resize)
-timed=5		# the first five modes print "# perf=" and a summary
+CG_PCT=5		# harness against the bare loop, instructions per item
+CG_SAME=0.5		# the harness's own Ir/item, 7.2 against 7.3
+# shellcheck disable=SC2031 # the runner's helpers log here
+export VMTEST_LOGS=$OUT
+modes=(single spsc batch lockless lockless_batch stop_wake check_stop_wake mpsc)
+cases=(tun vhost_net page_pool cpumap unconsume resize zero_size)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptr_ring_tests.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# build TREE NAME [MAKE-ARGS...]: binary in $tmp/NAME/ptr_ring_test, built
-# without warnings.
+# fetch PKG [APT-OPTIONS...]: the newest PKG's source, unpacked into the
+# runner's cache with its helpers when it is not there; prints its tree.
+fetch() {
+	local pkg=$1 glob dir ver
+
+	shift
+	glob="$pkg-[0-9]*"
+	dir=$(runner_source "$glob")
+	if [ -z "$dir" ] || [ ! -e "$dir.unpacked" ]; then
+		ver=$(apt-cache "$@" policy "$pkg" 2>/dev/null |
+		      awk '/Candidate:/ { print $2 }')
+		[ -n "$ver" ] && [ "$ver" != "(none)" ] &&
+			(fetch_source_pkg "$pkg" "$ver" "$@") >>"$OUT/prepare.log" 2>&1
+		dir=$(runner_source "$glob")
+	fi
+	echo "$dir"
+}
+
+# The base: the version vmtest/sources.lock pins, else the newest 7.x the
+# runner fetches.
+base_source() {
+	local pkg ver
+
+	if [ -f "$REPO/vmtest/sources.lock" ]; then
+		read -r pkg ver < <(grep -m1 '^linux-source-[0-9]' "$REPO/vmtest/sources.lock")
+		[ -e "$VMTEST_CACHE/src/$pkg-$ver.unpacked" ] ||
+			"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
+		echo "$VMTEST_CACHE/src/$pkg-$ver"
+		return
+	fi
+	[ -n "$(runner_source 'linux-source-7.[3-9]-*')" ] ||
+		"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
+	runner_source 'linux-source-7.[3-9]-*'
+}
+
+if [ -z "${KSRC_73:-}" ]; then
+	KSRC_73=$(base_source)
+fi
+if [ -z "${KSRC_72:-}" ] && newer_apt_update >>"$OUT/prepare.log" 2>&1; then
+	mapfile -t newer < <(newer_apt_opts)
+	KSRC_72=$(fetch linux-source-7.2 "${newer[@]}")
+fi
+KSRC_612=${KSRC_612:-$(fetch linux-source-6.12)}
+echo "# trees: 7.3 ${KSRC_73:-none}, 7.2 ${KSRC_72:-none}, 6.12 ${KSRC_612:-none}"
+
+# build TREE NAME [MAKE-ARGS...]: both programs in $tmp/NAME, no warnings.
 build() {
 	local tree=$1 name=$2
 
 	shift 2
 	mkdir -p "$tmp/$name" &&
-	make -s -j1 -C "$tree/tools/testing/selftests/ptr_ring" CC="$CC" \
-		KSRC="$tree" OUTPUT="$tmp/$name" "$@" \
-		>"$tmp/$name.build.log" 2>&1 &&
-	test -x "$tmp/$name/ptr_ring_test" &&
+	make -s -j2 -C "$tree/tools/testing/selftests/ptr_ring" CC="$CC" \
+		OUTPUT="$tmp/$name" "$@" >"$tmp/$name.build.log" 2>&1 &&
+	test -x "$tmp/$name/ptr_ring_check" && test -x "$tmp/$name/ptr_ring_test" &&
 	! grep -Eq 'warning:|error:' "$tmp/$name.build.log"
 }
 
-# run NAME LOG ARGS...: run a build, output in LOG, sets $rc.
+# run LOG CMD...: output in LOG, sets $rc.
 run() {
-	local name=$1 log=$2
+	local log=$1
 
-	shift 2
-	"$tmp/$name/ptr_ring_test" "$@" >"$log" 2>&1
+	shift
+	"$@" >"$log" 2>&1
 	rc=$?
 }
 
-# all_ok LOG: exit 0, KTAP header and plan, every mode ok, the timed ones
-# with their perf directive and summary line.
-all_ok() {
-	local log=$1 i mode num='[0-9]+\.[0-9]{3}'
+exit_and_grep() {
+	[ "$rc" -eq "$1" ] || { echo "# exit $rc, expected $1"; tail -5 "$2"; return 1; }
+	grep -Eq -- "$3" "$2" || { echo "# no line matching $3"; return 1; }
+}
 
-	[ "$rc" -eq 0 ] || { echo "# exit $rc"; return 1; }
-	if ! grep -q '^TAP version 13$' "$log" ||
-	   ! grep -q "^1\.\.${#modes[@]}\$" "$log"; then
-		echo "# no KTAP header or plan"
-		return 1
-	fi
+# check_ok LOG: ptr_ring_check passed every case.
+check_ok() {
+	local i
+
+	[ "$rc" -eq 0 ] || { echo "# exit $rc"; tail -20 "$1"; return 1; }
+	grep -q "^1\.\.${#cases[@]}\$" "$1" || { echo "# no plan"; return 1; }
+	for i in "${!cases[@]}"; do
+		grep -q "^ok $((i + 1)) ${cases[$i]}\$" "$1" ||
+			{ echo "# ${cases[$i]} not ok"; return 1; }
+	done
+}
+
+# test_ok LOG SKIPS: ptr_ring_test passed every mode but the skipped ones
+# (a space-separated list), with their reasons.
+test_ok() {
+	local log=$1 skips=" $2 " i mode num='[0-9]+\.[0-9]{3}'
+
+	[ "$rc" -eq 0 ] || { echo "# exit $rc"; tail -20 "$log"; return 1; }
+	grep -q "^1\.\.${#modes[@]}\$" "$log" || { echo "# no plan"; return 1; }
 	for i in "${!modes[@]}"; do
 		mode=${modes[$i]}
-		if [ "$i" -ge "$timed" ]; then
-			grep -q "^ok $((i + 1)) $mode\$" "$log" ||
-				{ echo "# $mode not ok"; return 1; }
+		if [[ $skips == *" $mode "* ]]; then
+			grep -Eq "^ok $((i + 1)) $mode # SKIP .{10,}" "$log" ||
+				{ echo "# $mode: no SKIP with a reason"; return 1; }
 			continue
 		fi
 		grep -Eq "^ok $((i + 1)) $mode # perf=${num}ns\$" "$log" ||
 			{ echo "# $mode not ok, or no perf"; return 1; }
-		grep -Eq "^# $mode: ns_per_item min $num median $num max $num reps [0-9]+\$" "$log" ||
-			{ echo "# $mode: no summary line"; return 1; }
-		grep -Eq "^# $mode: rep 1 ns_per_item $num full [0-9]+ empty [0-9]+\$" "$log" ||
-			{ echo "# $mode: no repetition line"; return 1; }
+		if ! grep -Eq "^# $mode: ns_per_item min $num median $num max $num\$" "$log" ||
+		   ! grep -Eq "^# $mode: spread [0-9.]+% of the median over [0-9]+ reps\$" "$log" ||
+		   ! grep -Eq "^# $mode: rep 1: $num ns full [0-9]+ empty [0-9]+\$" "$log"; then
+			echo "# $mode: no summary, spread or repetition line"
+			return 1
+		fi
 	done
-	grep -Eq '^# producer CPU [0-9]+, consumer CPU [0-9]+: ' "$log" ||
-		{ echo "# no CPU topology line"; return 1; }
 }
 
 sanitizer_clean() {
-	local log=$1
-
-	[ "$rc" -eq 0 ] || { echo "# exit $rc"; tail -20 "$log"; return 1; }
-	if grep -Eq 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error|SUMMARY:' "$log"; then
-		grep -E -m5 'WARNING|ERROR|runtime error|SUMMARY' "$log"
+	[ "$rc" -eq 0 ] || { echo "# exit $rc"; tail -20 "$1"; return 1; }
+	if grep -Eq 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error|SUMMARY:' "$1"; then
+		grep -E -m5 'WARNING|ERROR|runtime error|SUMMARY' "$1"
 		return 1
 	fi
 }
 
 test_ringtest() {
-	local label=$1 tree=$2 rt=$2/tools/virtio/ringtest
+	local label=$1 rt=$2/tools/virtio/ringtest log=$tmp/$1.rt.log
 
-	if make -s -j1 -C "$rt" ptr_ring >"$tmp/$label.rt.log" 2>&1 &&
-	   ! grep -Eq 'warning:|error:' "$tmp/$label.rt.log"; then
-		ok "$label: ringtest ptr_ring builds"
+	if make -s -j1 -C "$rt" ptr_ring >"$log" 2>&1 &&
+	   ! grep -Eq 'warning:|error:' "$log"; then
+		ok "$label: ringtest's ptr_ring builds without warnings"
+		run "$log" timeout 60 "$rt/ptr_ring" --run-cycles 2000000
+		check "$label: ringtest's ptr_ring runs" test "$rc" -eq 0
 	else
-		not_ok "$label: ringtest ptr_ring builds" "$(cat "$tmp/$label.rt.log")"
-		return
+		not_ok "$label: ringtest's ptr_ring builds without warnings" "$(tail -20 "$log")"
 	fi
-	rc=0
-	timeout 60 "$rt/ptr_ring" --run-cycles 2000000 >"$tmp/$label.rt.log" 2>&1 ||
-		rc=$?
-	check "$label: ringtest ptr_ring runs" test "$rc" -eq 0
 	make -s -C "$rt" clean >/dev/null 2>&1
 }
 
 test_tree() {
-	local label=$1 ksrc=$2 tree=$tmp/tree-$1 log san cflags opts name
+	local label=$1 ksrc=$2 tree=$tmp/tree-$1 san cflags opts name skips
 
 	if [ ! -f "$ksrc/include/linux/ptr_ring.h" ] ||
 	   [ ! -f "$ksrc/tools/testing/selftests/lib.mk" ]; then
@@ -163,28 +209,28 @@ test_tree() {
 		return
 	fi
 	test_ringtest "$label" "$tree"
-
 	if ! build "$tree" "$label"; then
-		not_ok "$label: selftest builds without warnings" \
-			"$(cat "$tmp/$label.build.log")"
+		not_ok "$label: both selftests build without warnings" \
+			"$(tail -30 "$tmp/$label.build.log")"
 		return
 	fi
-	ok "$label: selftest builds without warnings"
-	log=$tmp/$label.default.log
-	if [ "$label" = new ]; then
-		run "$label" "$log"
-		check "$label: default run passes all modes" all_ok "$log"
-	else
-		run "$label" "$log" --count 200000 --reps 2
-		check "$label: short run passes all modes" all_ok "$log"
-	fi
-	cp "$log" "$OUT/ptr_ring-$label.log"
+	ok "$label: both selftests build without warnings"
+	run "$tmp/$label.check.log" "$tmp/$label/ptr_ring_check"
+	check "$label: ptr_ring_check passes every case" check_ok "$tmp/$label.check.log"
+	skips=mpsc
+	[ "$(nproc)" -gt 2 ] && skips=
+	grep -q __ptr_ring_check_produce "$ksrc/include/linux/ptr_ring.h" ||
+		skips+=" check_stop_wake"
+	run "$tmp/$label.test.log" "$tmp/$label/ptr_ring_test" -n 200000 -r 3
+	check "$label: ptr_ring_test passes every mode, skips ${skips:-none} saying why" \
+		test_ok "$tmp/$label.test.log" "$skips"
+	cp "$tmp/$label.check.log" "$tmp/$label.test.log" "$OUT/" 2>/dev/null
 
-	for san in address undefined thread; do
-		[ "$label" = old ] && [ "$san" != thread ] && continue
+	for san in thread address undefined; do
+		[ "$label" = 6.12 ] && [ "$san" != thread ] && continue
 		cflags="-fsanitize=$san" opts="" name=$label-$san
 		[ "$san" = undefined ] && cflags+=" -fno-sanitize-recover=all"
-		if [ "$san" = thread ] && [ "$label" = old ]; then
+		if [ "$san" = thread ] && [ "$label" = 6.12 ]; then
 			# This header predates the data_race() annotations: the
 			# consumer clearing slots races with the producer and
 			# the lockless consumer testing them, by design.
@@ -195,31 +241,37 @@ test_tree() {
 		fi
 		if ! build "$tree" "$name" USERCFLAGS="$cflags" \
 			   USERLDFLAGS="-fsanitize=$san"; then
-			not_ok "$label: $san sanitizer build" \
-				"$(cat "$tmp/$name.build.log")"
+			not_ok "$label: $san sanitizer build" "$(tail -20 "$tmp/$name.build.log")"
 			continue
 		fi
 		export TSAN_OPTIONS="halt_on_error=1 $opts"
 		export ASAN_OPTIONS="detect_leaks=1"
 		export UBSAN_OPTIONS="print_stacktrace=1"
-		run "$name" "$tmp/$name.log" --count 20000 --reps 2
-		check "$label: $san sanitizer run is clean${opts:+ (unannotated races suppressed)}" \
+		run "$tmp/$name.log" "$tmp/$name/ptr_ring_check" -n 20000
+		check "$label: $san sanitizer: ptr_ring_check is clean${opts:+ (unannotated races suppressed)}" \
 			sanitizer_clean "$tmp/$name.log"
-		# A tiny ring: many full and empty transitions.
-		run "$name" "$tmp/$name.log" --count 20000 --reps 1 --size 4 --batch 3
-		check "$label: $san sanitizer run with a 4-entry ring is clean" \
+		run "$tmp/$name.log" "$tmp/$name/ptr_ring_check" -n 20000 -s 4
+		check "$label: $san sanitizer: ptr_ring_check with a 4-entry ring is clean" \
+			sanitizer_clean "$tmp/$name.log"
+		run "$tmp/$name.log" "$tmp/$name/ptr_ring_test" -n 20000 -r 1 -s 4 -b 3
+		check "$label: $san sanitizer: ptr_ring_test with a 4-entry ring is clean" \
 			sanitizer_clean "$tmp/$name.log"
 		unset TSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS
 	done
 }
 
-# mutant NAME FROM TO: a copy of the new tree's ptr_ring.h with FROM (which
-# must occur once) replaced by TO; the selftest must fail, fast.
+# mutant NAME FROM TO [thread|crash]: the base's ptr_ring.h with FROM (which
+# must occur once) replaced by TO; ptr_ring_check must fail, fast: with
+# "thread", built with ThreadSanitizer, a race report; with "crash", a
+# fault (a zero-size ring's queue is ZERO_SIZE_PTR, as in the kernel) also
+# counts.
 mutant() {
-	local name=$1 dir=$tmp/mutant-$1 log=$tmp/mutant-$1.log start secs
+	local name=$1 san=${4:-} dir=$tmp/mutant-$1 log=$tmp/mutant-$1.log start secs
+	local -a flags=()
 
-	mkdir -p "$dir/include/linux"
-	if ! python3 - "$KSRC_NEW/include/linux/ptr_ring.h" \
+	overlay_ptr_ring "$KSRC_73" "$dir" && rm "$dir/include" &&
+		mkdir -p "$dir/include/linux" || return 1
+	if ! python3 - "$KSRC_73/include/linux/ptr_ring.h" \
 		"$dir/include/linux/ptr_ring.h" "$2" "$3" <<-'EOF'
 		import sys
 		src, dst, old, new = sys.argv[1:]
@@ -232,17 +284,24 @@ mutant() {
 		not_ok "mutant $name: the header has the code to break"
 		return
 	fi
-	if ! build "$tmp/tree-new" "mutant-$name" KSRC="$dir"; then
-		not_ok "mutant $name: builds" "$(cat "$tmp/mutant-$name.build.log")"
+	[ "$san" = thread ] && flags=(USERCFLAGS="-fsanitize=$san" USERLDFLAGS="-fsanitize=$san")
+	if ! build "$dir" "mutant-$name" "${flags[@]}"; then
+		not_ok "mutant $name: builds" "$(tail -20 "$tmp/mutant-$name.build.log")"
 		return
 	fi
 	start=$(date +%s)
-	timeout 120 "$tmp/mutant-$name/ptr_ring_test" --count 100000 --reps 1 \
-		>"$log" 2>&1
+	TSAN_OPTIONS=halt_on_error=1 timeout 120 "$tmp/mutant-$name/ptr_ring_check" \
+		-n 100000 >"$log" 2>&1 &
+	wait $! 2>/dev/null
 	rc=$? secs=$(($(date +%s) - start))
-	if [ "$rc" -eq 1 ] && [ "$secs" -le "$MUTANT_SEC" ] &&
+	if [ "$san" = crash ] && [ "$rc" -gt 128 ] && [ "$secs" -le "$MUTANT_SEC" ]; then
+		ok "mutant $name fails in ${secs}s: killed by signal $((rc - 128)) after '$(grep -v '^ok' "$log" | tail -1 | cut -c1-60)'"
+	elif [ "$san" = thread ] && [ "$rc" -ne 0 ] && [ "$secs" -le "$MUTANT_SEC" ] &&
+	   grep -q 'WARNING: ThreadSanitizer: data race' "$log"; then
+		ok "mutant $name ($san) fails in ${secs}s: $(grep -m1 -A1 'data race' "$log" | tail -1 | sed 's/^ *//' | cut -c1-60)"
+	elif [ "$san" != thread ] && [ "$rc" -eq 1 ] && [ "$secs" -le "$MUTANT_SEC" ] &&
 	   grep -q '^not ok ' "$log" && grep -q ': FAIL: ' "$log"; then
-		ok "mutant $name fails in ${secs}s: $(grep -m1 ': FAIL: ' "$log" | cut -c1-100)"
+		ok "mutant $name fails in ${secs}s: $(grep -m1 ': FAIL: ' "$log" | cut -c1-90)"
 	else
 		not_ok "mutant $name fails within ${MUTANT_SEC}s (exit $rc after ${secs}s)" \
 			"$(tail -n 12 "$log")"
@@ -256,200 +315,379 @@ test_mutants() {
 		'WRITE_ONCE(r->queue[r->producer], ptr);'
 	mutant consumer 'WRITE_ONCE(r->consumer_head, consumer_head);' \
 		'WRITE_ONCE(r->consumer_head, r->consumer_head);'
+	mutant unconsume_wrap 'head = r->size - 1;' 'head = 0;'
+	mutant produce_no_unlock $'ret = __ptr_ring_produce(r, ptr);\n\tspin_unlock(&r->producer_lock);' \
+		'ret = __ptr_ring_produce(r, ptr);'
+	mutant produce_twice $'spin_lock(&r->producer_lock);\n\tret = __ptr_ring_produce(r, ptr);' \
+		$'spin_lock(&r->producer_lock);\n\t__ptr_ring_produce(r, ptr);\n\tret = __ptr_ring_produce(r, ptr);'
+	mutant zero_size_produce $'\tif (unlikely(!r->size))\n\t\treturn -EINVAL;\n\n\tif (data_race' \
+		$'\tif (data_race' crash
+	mutant no_wmb $'\tsmp_wmb();\n\n\tWRITE_ONCE(r->queue[r->producer++], ptr);' \
+		$'\tWRITE_ONCE(r->queue[r->producer++], ptr);' thread
+	mutant wmb_after $'\tsmp_wmb();\n\n\tWRITE_ONCE(r->queue[r->producer++], ptr);' \
+		$'\tWRITE_ONCE(r->queue[r->producer++], ptr);\n\tsmp_wmb();' thread
 }
 
-exit_and_grep() {
-	[ "$rc" -eq "$1" ] || { echo "# exit $rc, expected $1"; return 1; }
-	grep -Eq "$3" "$2" || { echo "# no line matching $3"; return 1; }
-}
-
-# bad_arg MESSAGE ARGS...: exit 1, MESSAGE on stderr, no test output.
 bad_arg() {
-	local msg=$1 out=$tmp/bad.out err=$tmp/bad.err
+	local prog=$1 msg=$2 out=$tmp/bad.out err=$tmp/bad.err
 
-	shift
-	"$tmp/new/ptr_ring_test" "$@" >"$out" 2>"$err"
+	shift 2
+	"$tmp/7.3/$prog" "$@" >"$out" 2>"$err"
 	rc=$?
 	if [ "$rc" -eq 1 ] && grep -qF -- "$msg" "$err" && [ ! -s "$out" ]; then
-		ok "bad argument '$*' refused: $msg"
+		ok "$prog: bad argument '$*' refused: $msg"
 	else
-		not_ok "bad argument '$*' refused: $msg (exit $rc)" \
+		not_ok "$prog: bad argument '$*' refused: $msg (exit $rc)" \
 			"$(head -5 "$err" "$out")"
 	fi
 }
 
-one_cpu_ok() {
-	exit_and_grep 0 "$1" '^ok 1 single # perf=' &&
-	[ "$(grep -c '^ok [2-5] # SKIP .*needs two CPUs' "$1")" -eq 4 ] &&
-	grep -q '^ok 6 unconsume$' "$1" && grep -q '^ok 7 resize$' "$1"
-}
-
 test_cli() {
-	local first last
+	local first t=$tmp/7.3/ptr_ring_test c=$tmp/7.3/ptr_ring_check
 
 	first=$(awk '/^Cpus_allowed_list/ { split($2, a, "[-,]"); print a[1] }' \
 		/proc/self/status)
-	last=$(awk '/^Cpus_allowed_list/ { n = split($2, a, "[-,]"); print a[n] }' \
-		/proc/self/status)
+	bad_arg ptr_ring_check "not a number from 1 to 524288" --size 0
+	bad_arg ptr_ring_check "not a number from 1 to 524288" --size 524289
+	bad_arg ptr_ring_check "not a number" --count 1x
+	bad_arg ptr_ring_test "not a number from 1 to 524288" --ring-size 524289
+	bad_arg ptr_ring_test "not a number" -n -5
+	bad_arg ptr_ring_test "not a number" --reps 101
+	bad_arg ptr_ring_test "unknown mode 'foo'" --mode foo
+	bad_arg ptr_ring_test "names no mode" --mode ""
+	bad_arg ptr_ring_test "must not exceed" --ring-size 16 --batch 32
+	bad_arg ptr_ring_test "not online" --host-affinity 1023
+	bad_arg ptr_ring_test "need two CPUs" --host-affinity "$first" --guest-affinity "$first"
+	bad_arg ptr_ring_test "unexpected argument 'extra'" extra
+	bad_arg ptr_ring_test "bad option" --json x
+	run "$tmp/help.log" "$t" --help
+	check "ptr_ring_test --help prints usage and exits 0" \
+		exit_and_grep 0 "$tmp/help.log" '^Usage: .*--host-affinity|--guest-affinity'
 
-	bad_arg "out of range" --size 0
-	bad_arg "not a decimal number" --size -5
-	bad_arg "not a decimal number" --size=-1
-	bad_arg "not a decimal number" --size abc
-	bad_arg "not a decimal number" --size ""
-	bad_arg "not a decimal number" --size 12x
-	bad_arg "out of range" --size 524289
-	bad_arg "out of range" --size 99999999999999999999999
-	bad_arg "out of range" --count 0
-	bad_arg "out of range" --count 1000000001
-	bad_arg "not a decimal number" --count 1.5
-	bad_arg "out of range" --batch 0
-	bad_arg "larger than the ring size" --size 16 --batch 32
-	bad_arg "out of range" --reps 0
-	bad_arg "out of range" --reps 1001
-	bad_arg "not online" --producer-cpu 1023
-	bad_arg "not online" --consumer-cpu 1023
-	bad_arg "out of range" --consumer-cpu 4096
-	bad_arg "not a decimal number" --producer-cpu one
-	bad_arg "must differ" -p "$first" -c "$first"
-	bad_arg "unknown mode 'foo'" --mode foo
-	bad_arg "unknown mode 'spsc2'" --mode single,spsc2
-	bad_arg "unknown mode ''" --mode ,
-	bad_arg "names no mode" --mode ""
-	bad_arg "unknown option '--json'" --json x
-	bad_arg "unknown option '-x'" -x
-	bad_arg "needs a value" --size
-	bad_arg "unexpected argument 'extra'" extra
+	# The cap: KMALLOC_MAX_SIZE / sizeof(void *) entries.
+	run "$tmp/cap.log" "$c" --size 524288 --count 100000
+	check "ptr_ring_check --size 524288 (the cap) passes" check_ok "$tmp/cap.log"
+	run "$tmp/cap.log" "$t" --ring-size 524288 -n 100000 -r 1 -m single,spsc,batch
+	check "ptr_ring_test --ring-size 524288 (the cap) passes" \
+		exit_and_grep 0 "$tmp/cap.log" '^ok 3 batch # perf='
+	run "$tmp/pl.log" "$t" --payload -n 100000 -r 1 -m single,spsc,lockless_batch
+	check "ptr_ring_test --payload passes" exit_and_grep 0 "$tmp/pl.log" \
+		'^ok 3 lockless_batch # perf='
+	run "$tmp/mpsc1.log" "$t" -m mpsc -P 1 -n 100000 -r 1 --param 4
+	check "ptr_ring_test -m mpsc -P 1 --param 4 passes" \
+		exit_and_grep 0 "$tmp/mpsc1.log" '^ok 1 mpsc # perf='
 
-	run new "$tmp/help.log" --help
-	check "--help prints usage and exits 0" \
-		exit_and_grep 0 "$tmp/help.log" '^Usage: '
-	run new "$tmp/modes.log" -m resize,unconsume,all -n 1000 -r 1
-	check "--mode all combines with other names" all_ok "$tmp/modes.log"
-
-	if [ "$first" != "$last" ]; then
-		run new "$tmp/cpus.log" -m spsc -n 10000 -r 1
-		check "default CPUs: the last two allowed" exit_and_grep 0 \
-			"$tmp/cpus.log" "^# producer CPU [0-9]+, consumer CPU $last: "
-	fi
 	if command -v taskset >/dev/null; then
-		taskset -c "$first" "$tmp/new/ptr_ring_test" -n 10000 -r 1 \
-			>"$tmp/one.log" 2>&1
-		rc=$?
-		check "one CPU: two-thread modes skip, the others pass, exit 0" \
-			one_cpu_ok "$tmp/one.log"
-		taskset -c "$first" "$tmp/new/ptr_ring_test" -m spsc \
-			>"$tmp/one-skip.log" 2>&1
-		rc=$?
-		check "one CPU, --mode spsc: exit 4 (skip)" \
-			exit_and_grep 4 "$tmp/one-skip.log" '^ok 1 # SKIP spsc'
+		run "$tmp/one.log" taskset -c "$first" "$t" -n 10000 -r 1
+		check "one CPU: the two-thread modes skip, single passes, exit 0" \
+			exit_and_grep 0 "$tmp/one.log" '^ok 2 spsc # SKIP needs 2 CPUs'
+		run "$tmp/one-skip.log" taskset -c "$first" "$t" -m spsc
+		check "one CPU, -m spsc: exit 4 (skip)" \
+			exit_and_grep 4 "$tmp/one-skip.log" '^ok 1 spsc # SKIP'
+		run "$tmp/one-check.log" taskset -c "$first" "$c" -n 20000
+		check "one CPU: ptr_ring_check passes" check_ok "$tmp/one-check.log"
 	fi
+}
+
+# ringtest's run-on-all.sh: one run per CPU but the host's, one without
+# guest affinity, one without any.
+test_run_on_all() {
+	local log=$tmp/roa.log n runs
+
+	(cd "$tmp/7.3" && sh "$tmp/tree-7.3/tools/virtio/ringtest/run-on-all.sh" \
+		./ptr_ring_test -m spsc -n 50000 -r 1) >"$log" 2>&1
+	rc=$?
+	n=$(grep -c '^ok 1 spsc # perf=' "$log")
+	runs=$(($(nproc) - 1 + 2))
+	check "run-on-all.sh ./ptr_ring_test -m spsc: $n of $runs runs pass" \
+		test "$rc" -eq 0 -a "$n" -eq "$runs" -a "$(grep -c 'unknown option\|not ok' "$log")" -eq 0
 }
 
 test_kselftest() {
-	local tree=$tmp/tree-new log=$tmp/kselftest.log
+	local label=$1 tree=$tmp/tree-$1 log=$tmp/kselftest-$1.log
 
+	[ -d "$tree" ] || return
 	make -s -C "$tree/tools/testing/selftests" TARGETS=ptr_ring \
-		O="$tmp/kst" run_tests >"$log" 2>&1
+		O="$tmp/kst-$label" run_tests >"$log" 2>&1
 	rc=$?
-	check "make -C tools/testing/selftests TARGETS=ptr_ring run_tests" \
-		exit_and_grep 0 "$log" '^ok 1 selftests: ptr_ring: ptr_ring_test$'
-
+	check "$label: make -C tools/testing/selftests TARGETS=ptr_ring run_tests" \
+		grep -qx 'ok 2 selftests: ptr_ring: ptr_ring_test' "$log"
+	check "$label: ptr_ring_check's kselftest result is ok" \
+		grep -qx 'ok 1 selftests: ptr_ring: ptr_ring_check' "$log"
+	[ "$label" = 7.3 ] || return
 	make -s -C "$tree/tools/testing/selftests" TARGETS=ptr_ring \
-		O="$tmp/kst" INSTALL_PATH="$tmp/inst" install >"$log" 2>&1 &&
-	"$tmp/inst/run_kselftest.sh" -t ptr_ring:ptr_ring_test >"$log" 2>&1
+		O="$tmp/kst-$label" INSTALL_PATH="$tmp/inst" install >"$log" 2>&1 &&
+	"$tmp/inst/run_kselftest.sh" -t ptr_ring:ptr_ring_check >"$log" 2>&1
 	rc=$?
 	[ -f "$tmp/inst/ptr_ring/settings" ] || rc=99
 	check "install (with settings) + run_kselftest.sh" \
-		exit_and_grep 0 "$log" '^ok 1 selftests: ptr_ring: ptr_ring_test$'
+		exit_and_grep 0 "$log" '^ok 1 selftests: ptr_ring: ptr_ring_check$'
 }
 
-# Issue 10: the selftest and its shim in at most 600 lines.
-test_size() {
-	local n
+# series/virtio against the base: applies, each patch builds and passes,
+# none removes what an earlier one added, and the result is the project's.
+test_series() {
+	local s=$REPO/series/virtio w=$tmp/series p f n=0 fails
 
-	n=$(cat "$REPO/tools/testing/selftests/ptr_ring/ptr_ring_test.c" \
-		"$REPO/tools/virtio/ringtest/ptr_ring_shim.h" | wc -l)
-	check "ptr_ring_test.c + ptr_ring_shim.h: $n lines, at most 600" \
-		test "$n" -le 600
-}
-
-# minimal_loop: the same ring operations as single and spsc with nothing
-# else; the difference from ptr_ring_test is the harness's cost per item.
-test_minimal() {
-	local tree=$tmp/tree-new mode p c line
-
-	read -r p c < <(sed -n 's/^# producer CPU \([0-9]*\), consumer CPU \([0-9]*\):.*/\1 \2/p' \
-		"$tmp/new.default.log")
-	if ! "$CC" -O2 -Wall -Werror -pthread -I"$tree/tools/virtio/ringtest" \
-		-DPTR_RING_H="\"$tree/include/linux/ptr_ring.h\"" \
-		-o "$tmp/minimal_loop" "$REPO/tests/ptr_ring/minimal_loop.c" >"$tmp/minimal.log" 2>&1; then
-		not_ok "minimal_loop builds" "$(cat "$tmp/minimal.log")"
+	if [ ! -f "$s/0000-cover-letter.patch" ]; then
+		not_ok "series/virtio has a cover letter"
 		return
 	fi
-	for mode in single spsc; do
+	if ! mkdir -p "$w" || ! git -C "$w" init -q || ! (
+		cd "$w" || exit 1
+		for f in MAINTAINERS tools/testing/selftests/Makefile \
+			 tools/virtio/ringtest/Makefile tools/virtio/ringtest/ptr_ring.c; do
+			mkdir -p "$(dirname "$f")" && cp "$KSRC_73/$f" "$f" || exit 1
+		done
+		git add -A && git -c user.name=t -c user.email=t@t commit -qm base
+	); then
+		not_ok "series/virtio: a git tree of the base's files"
+		return
+	fi
+	for p in "$s"/0[0-9][0-9][1-9]-*.patch; do
+		n=$((n + 1))
+		if ! git -C "$w" -c user.name=t -c user.email=t@t am -q "$p" >"$tmp/am.log" 2>&1; then
+			not_ok "series/virtio: patch $n applies" "$(cat "$tmp/am.log")"
+			return
+		fi
+		fails=$(step_builds "$w")
+		if [ -z "$fails" ]; then
+			ok "series/virtio: patch $n applies, builds and passes: $(sed -n 's/^Subject: \[PATCH [0-9/]*\] //p' "$p" | cut -c1-60)"
+		else
+			not_ok "series/virtio: patch $n builds and passes" "$fails"
+		fi
+	done
+	python3 - "$s" <<-'EOF' >"$tmp/undo.log" 2>&1
+	import glob, re, sys
+	added = {}
+	bad = []
+	for p in sorted(glob.glob(sys.argv[1] + '/0*-*.patch'))[1:]:
+	    f = None
+	    for line in open(p, encoding='utf-8'):
+	        if line.startswith('+++ '):
+	            f = line[6:].strip()
+	        elif f and line.startswith('+') and line[1:].strip():
+	            added.setdefault(f, set()).add(line[1:])
+	        elif f and line.startswith('-') and not line.startswith('---'):
+	            if line[1:] in added.get(f, ()):
+	                bad.append(f'{p.split("/")[-1]}: {f}: {line[1:].rstrip()}')
+	print('\n'.join(bad))
+	sys.exit(bool(bad))
+	EOF
+	check "series/virtio: no patch removes a line an earlier one added" cat "$tmp/undo.log"
+	for f in tools/virtio/ringtest/Makefile tools/virtio/ringtest/ptr_ring.c \
+		 tools/virtio/ringtest/ptr_ring_shim.h \
+		 tools/testing/selftests/ptr_ring/{Makefile,.gitignore,settings,ptr_ring_check.c,ptr_ring_test.c}; do
+		cmp -s "$w/$f" "$REPO/$f" || fails+="$f differs; "
+	done
+	for f in "$REPO"/tools/testing/selftests/ptr_ring/* "$REPO"/tools/testing/selftests/ptr_ring/.gitignore; do
+		[ -e "$w/${f#"$REPO"/}" ] || fails+="${f#"$REPO"/} is in no patch; "
+	done
+	diff <(maint_entry "VIRTIO CORE" "$KSRC_73/MAINTAINERS") <(maint_entry "VIRTIO CORE" "$w/MAINTAINERS") |
+		sed -n 's/^> //p' >"$tmp/m.added"
+	diff <(maint_entry "VIRTIO CORE" "$REPO/MAINTAINERS" | grep '^F:') "$tmp/m.added" >/dev/null ||
+		fails+="MAINTAINERS: VIRTIO CORE adds $(tr '\n' ' ' <"$tmp/m.added"); "
+	grep -qx 'TARGETS += ptr_ring' "$w/tools/testing/selftests/Makefile" ||
+		fails+="ptr_ring is not a TARGET; "
+	check "series/virtio: base + patches = the project's files, MAINTAINERS entry, TARGETS" \
+		test -z "${fails:-}"
+	[ -z "${fails:-}" ] || echo "# $fails"
+}
+
+# maint_entry TITLE FILE: the entry's lines after its title.
+maint_entry() {
+	awk -v t="$1" '$0 == t { on = 1; next } on && /^$/ { exit } on' "$2"
+}
+
+# step_builds TREE: the files of TREE laid over the base; builds and runs
+# what exists there; prints what failed.
+step_builds() {
+	local w=$1 d=$tmp/step f
+
+	rm -rf "$d"
+	overlay_ptr_ring_from "$w" "$KSRC_73" "$d" || { echo "overlay"; return; }
+	if grep -q '_noprof' "$w/tools/virtio/ringtest/ptr_ring.c" "$w"/tools/virtio/ringtest/ptr_ring_shim.h 2>/dev/null; then
+		{ make -s -C "$d/tools/virtio/ringtest" ptr_ring >"$d/rt.log" 2>&1 &&
+		  ! grep -q 'warning:' "$d/rt.log" &&
+		  timeout 60 "$d/tools/virtio/ringtest/ptr_ring" --run-cycles 1000000 >/dev/null 2>&1; } ||
+			echo "ringtest ptr_ring: $(tail -3 "$d/rt.log")"
+	fi
+	if [ -f "$w/tools/testing/selftests/ptr_ring/Makefile" ]; then
+		make -s -C "$d/tools/testing/selftests/ptr_ring" OUTPUT="$d/out" >"$d/st.log" 2>&1 &&
+			! grep -q 'warning:' "$d/st.log" ||
+			echo "selftests: $(tail -3 "$d/st.log")"
+		for f in "$d"/out/ptr_ring_check "$d"/out/ptr_ring_test; do
+			[ -x "$f" ] || continue
+			timeout 120 "$f" -n 20000 -r 1 >"$d/run.log" 2>&1 ||
+				timeout 120 "$f" -n 20000 >"$d/run.log" 2>&1 ||
+				echo "${f##*/}: $(grep -m3 'not ok\|FAIL' "$d/run.log")"
+		done
+	fi
+}
+
+# overlay_ptr_ring_from SRC KSRC DIR: as overlay_ptr_ring, with SRC's files.
+overlay_ptr_ring_from() {
+	local src=$1 ksrc=$2 dir=$3 e sel=$3/tools/testing/selftests rt=$3/tools/virtio/ringtest
+
+	mkdir -p "$sel/ptr_ring" "$rt" "$dir/out" || return 1
+	for e in "$ksrc"/tools/virtio/ringtest/*; do
+		[ -e "$src/tools/virtio/ringtest/${e##*/}" ] || ln -s "$e" "$rt/" || return 1
+	done
+	ln -s "$src"/tools/virtio/ringtest/* "$rt/" || return 1
+	for e in include scripts Makefile; do
+		ln -s "$ksrc/$e" "$dir/$e" || return 1
+	done
+	for e in "$ksrc"/tools/testing/selftests/*; do
+		[ "${e##*/}" = ptr_ring ] || ln -s "$e" "$sel/" || return 1
+	done
+	[ -d "$src/tools/testing/selftests/ptr_ring" ] || return 0
+	for e in "$src"/tools/testing/selftests/ptr_ring/* "$src"/tools/testing/selftests/ptr_ring/.gitignore; do
+		[ -e "$e" ] && { ln -s "$e" "$sel/ptr_ring/" || return 1; }
+	done
+	return 0
+}
+
+# Instructions per item outside the waits (callgrind, --toggle-collect):
+# the difference of a run of 2N items and of N, over N.
+ir() {
+	local out=$tmp/cg.$$.$RANDOM
+
+	valgrind --tool=callgrind --toggle-collect='wait_*' --collect-atstart=yes \
+		--callgrind-out-file="$out" "$@" >/dev/null 2>&1 &&
+	awk '/^(summary|totals):/ { print $2; exit }' "$out"
+	rm -f "$out"
+}
+
+# per_item HARNESS|BARE TREE-LABEL MODE: Ir per item.
+per_item() {
+	local kind=$1 label=$2 mode=$3 a b n=50000 args=() bare
+
+	if [ "$kind" = harness ]; then
+		a=$(ir "$tmp/$label/ptr_ring_test" -m "$mode" -P 1 -n $n -r 1)
+		b=$(ir "$tmp/$label/ptr_ring_test" -m "$mode" -P 1 -n $((2 * n)) -r 1)
+		# -r 1 is a warm-up and a repetition: two runs
+		awk -v a="$a" -v b="$b" -v n=$n 'BEGIN { printf "%.2f\n", (b - a) / (2 * n) }'
+		return
+	fi
+	bare=$tmp/minimal_loop-$label
+	[ "$mode" = single ] || args=(0)
+	a=$(ir "$bare" "$mode" $n 1024 16 1 "${args[@]}")
+	b=$(ir "$bare" "$mode" $((2 * n)) 1024 16 1 "${args[@]}")
+	awk -v a="$a" -v b="$b" -v n=$n 'BEGIN { printf "%.2f\n", (b - a) / n }'
+}
+
+build_minimal() {
+	local label=$1 tree=$tmp/tree-$1 def=()
+
+	grep -q __ptr_ring_check_produce "$tree/include/linux/ptr_ring.h" &&
+		def=(-DHAVE_PTR_RING_CHECK_PRODUCE)
+	"$CC" -O2 -g -Wall -Werror -pthread -I"$tree/tools/virtio/ringtest" "${def[@]}" \
+		-o "$tmp/minimal_loop-$label" "$REPO/tests/ptr_ring/minimal_loop.c" \
+		>"$tmp/minimal-$label.log" 2>&1
+}
+
+test_callgrind() {
+	local label mode h b own own72 line
+
+	if ! command -v valgrind >/dev/null; then
+		if is_root; then
+			(apt_install valgrind) >>"$OUT/prepare.log" 2>&1
+		fi
+		if ! command -v valgrind >/dev/null; then
+			not_ok "valgrind is installed (Debian package valgrind)"
+			return
+		fi
+	fi
+	for label in 7.3 7.2; do
+		[ -x "$tmp/$label/ptr_ring_test" ] || continue
+		if ! build_minimal "$label"; then
+			not_ok "$label: minimal_loop builds" "$(cat "$tmp/minimal-$label.log")"
+			continue
+		fi
+		for mode in "${modes[@]}"; do
+			[ "$label" = 7.2 ] && [ "$mode" = check_stop_wake ] && continue
+			h=$(per_item harness "$label" "$mode")
+			b=$(per_item bare "$label" "$mode")
+			own=$(awk -v h="$h" -v b="$b" 'BEGIN { printf "%.2f", h - b }')
+			line="$label: callgrind $mode: ptr_ring_test $h Ir/item, minimal_loop $b"
+			check "$line, within $CG_PCT %" awk -v h="$h" -v b="$b" -v p="$CG_PCT" \
+				'BEGIN { exit !(b > 0 && h > 0 && (h - b) / b * 100 <= p && (b - h) / b * 100 <= p) }'
+			echo "$label $mode $h $b $own" >>"$tmp/cg.table"
+		done
+	done
+	[ -f "$tmp/cg.table" ] || return
+	cp "$tmp/cg.table" "$OUT/ptr_ring-callgrind.txt"
+	while read -r label mode h b own; do
+		[ "$label" = 7.3 ] || continue
+		own72=$(awk -v m="$mode" '$1 == "7.2" && $2 == m { print $5 }' \
+			"$OUT/ptr_ring-callgrind.txt")
+		[ -n "$own72" ] || continue
+		check "callgrind $mode: the harness's own Ir/item (ptr_ring_test - minimal_loop) with 7.3's header $own, 7.2's $own72, within $CG_SAME" \
+			awk -v a="$own" -v b="$own72" -v d="$CG_SAME" 'BEGIN { exit !(a - b <= d && b - a <= d) }'
+	done <"$tmp/cg.table"
+}
+
+# Timings against the bare loop, printed (this machine's are noisy).
+test_minimal_timing() {
+	local mode t b p c args
+
+	[ -x "$tmp/minimal_loop-7.3" ] || build_minimal 7.3 || return
+	read -r c p < <(sed -n 's/^# consumer CPU \([0-9]*\), producer CPU \([0-9]*\):.*/\1 \2/p' \
+		"$tmp/7.3.test.log")
+	for mode in "${modes[@]}"; do
+		args=()
+		[ "$mode" = single ] || args=("${p:-0}")
 		[ -n "$p" ] || [ "$mode" = single ] || continue
-		line=$("$tmp/minimal_loop" "$mode" 1000000 1024 "${p:-0}" "${c:-0}")
+		b=$("$tmp/minimal_loop-7.3" "$mode" 1000000 1024 16 "${c:-0}" "${args[@]}")
 		rc=$?
 		check "minimal_loop $mode runs, every item in order" test "$rc" -eq 0
-		echo "# minimal_loop $line; ptr_ring_test:" \
-			"$(grep -m1 "^# $mode: ns_per_item" "$tmp/new.default.log")"
+		t=$("$tmp/7.3/ptr_ring_test" -m "$mode" -P 1 -n 1000000 -r 3 |
+		    sed -n "s/^ok 1 $mode # perf=//p")
+		echo "# timing $mode: ptr_ring_test ${t:-?} median of 3, minimal_loop ${b##* } ns/item"
 	done
 }
 
 # Other compilers and architectures, when this machine has them.
 test_portability() {
-	local tree=$tmp/tree-new
+	local tree=$tmp/tree-7.3
 
 	if command -v clang >/dev/null && build "$tree" clang LLVM=1; then
-		run clang "$tmp/clang.log" --count 50000 --reps 1
-		check "clang (LLVM=1) build runs all modes" all_ok "$tmp/clang.log"
+		run "$tmp/clang.log" "$tmp/clang/ptr_ring_check" -n 50000
+		check "clang (LLVM=1): ptr_ring_check passes" check_ok "$tmp/clang.log"
 	elif command -v clang >/dev/null; then
-		not_ok "clang (LLVM=1) build" "$(cat "$tmp/clang.build.log")"
-	else
-		echo "# clang not found, skipping the LLVM=1 build"
+		not_ok "clang (LLVM=1) build" "$(tail -20 "$tmp/clang.build.log")"
 	fi
-
 	if command -v qemu-x86_64 >/dev/null && [ "$(uname -m)" = x86_64 ]; then
-		qemu-x86_64 -cpu qemu64 "$tmp/new/ptr_ring_test" --count 50000 \
-			--reps 1 >"$tmp/qemu64.log" 2>&1
-		rc=$?
-		check "runs on a baseline x86-64 CPU (qemu-x86_64 -cpu qemu64)" \
-			all_ok "$tmp/qemu64.log"
-	else
-		echo "# qemu-x86_64 not found, skipping the baseline CPU run"
+		run "$tmp/qemu64.log" qemu-x86_64 -cpu qemu64 "$tmp/7.3/ptr_ring_check" -n 50000
+		check "ptr_ring_check on a baseline x86-64 CPU (qemu-x86_64 -cpu qemu64)" \
+			check_ok "$tmp/qemu64.log"
 	fi
-
-	if command -v aarch64-linux-gnu-gcc >/dev/null &&
-	   command -v qemu-aarch64 >/dev/null; then
-		# Emulated: checks the build and the logic, not arm64's
-		# reordering.
-		if build "$tree" arm64 CC=aarch64-linux-gnu-gcc \
-			USERLDFLAGS=-static; then
-			qemu-aarch64 "$tmp/arm64/ptr_ring_test" --count 50000 \
-				--reps 1 >"$tmp/arm64.log" 2>&1
-			rc=$?
-			check "arm64 cross build runs all modes under qemu-aarch64" \
-				all_ok "$tmp/arm64.log"
+	if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
+		if build "$tree" arm64 CC=aarch64-linux-gnu-gcc USERLDFLAGS=-static; then
+			run "$tmp/arm64.log" qemu-aarch64 "$tmp/arm64/ptr_ring_check" -n 50000
+			check "arm64 cross build: ptr_ring_check passes under qemu-aarch64" \
+				check_ok "$tmp/arm64.log"
 		else
-			not_ok "arm64 cross build" "$(cat "$tmp/arm64.build.log")"
+			not_ok "arm64 cross build" "$(tail -20 "$tmp/arm64.build.log")"
 		fi
-	else
-		echo "# aarch64-linux-gnu-gcc or qemu-aarch64 not found, skipping arm64"
 	fi
 }
 
-test_tree new "$KSRC_NEW"
-test_tree old "$KSRC_OLD"
-test_size
-if [ -x "$tmp/new/ptr_ring_test" ]; then
+if [ -n "$KSRC_73" ]; then test_tree 7.3 "$KSRC_73"; else not_ok "the base tree (7.3) is there"; fi
+if [ -n "${KSRC_72:-}" ]; then test_tree 7.2 "$KSRC_72"; else not_ok "the 7.2 tree is there"; fi
+if [ -n "${KSRC_612:-}" ]; then test_tree 6.12 "$KSRC_612"; else not_ok "the 6.12 tree is there"; fi
+if [ -x "$tmp/7.3/ptr_ring_test" ]; then
+	test_series
 	test_mutants
 	test_cli
-	test_kselftest
-	test_minimal
+	test_run_on_all
+	test_kselftest 7.3
+	test_kselftest 6.12
+	test_callgrind
+	test_minimal_timing
 	test_portability
 else
-	echo "# no build against the new tree: mutants, command line and kselftest checks skipped"
+	echo "# no build against the base: the other checks are skipped"
 fi
 
 tests_done ptr_ring

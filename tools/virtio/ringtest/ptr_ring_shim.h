@@ -1,113 +1,180 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Just enough of the kernel to build include/linux/ptr_ring.h, unchanged, in
- * userspace, for ringtest's ptr_ring and tools/testing/selftests/ptr_ring, at
- * the kernel's costs: main.h's barriers (on arm64 smp_wmb() is "dmb ishst",
- * READ_ONCE() a plain load), 64-byte cache lines as on x86-64 and arm64, so
- * struct ptr_ring and r->batch are the kernel's, aligned allocations that
- * honour __GFP_ZERO and are otherwise poisoned, as slab debugging does, and
- * x86-64's KMALLOC_MAX_SIZE; but spinlocks with no preempt count, BH or IRQ
- * disabling.  Under ThreadSanitizer, which models neither volatile accesses
- * nor fences, READ_ONCE()/WRITE_ONCE() are acquire/release atomics, and
- * data_race() hides the access, as KCSAN's does.  Nothing on x86 can tell
- * whether smp_wmb() is there: x86 does not reorder stores.
- *
- * Define PTR_RING_H to test another copy of the header.
+ * Userspace stand-ins for the kernel primitives include/linux/ptr_ring.h
+ * uses, on top of main.h's barriers and READ_ONCE()/WRITE_ONCE().
  */
 #ifndef PTR_RING_SHIM_H
 #define PTR_RING_SHIM_H
 
-#include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
 #include "main.h"
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <pthread.h>
+#include <malloc.h>
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
 
-/* main.h's cpu_relax() asserts elsewhere (checkpatch: arch defines needed) */
-#if !defined(__x86_64__) && !defined(__i386__) && !defined(__aarch64__) && \
-	!defined(__s390x__)
-#undef cpu_relax
-#define cpu_relax() barrier()
-#endif
+#define SMP_CACHE_BYTES 64
+#define cache_line_size() SMP_CACHE_BYTES
+#define ____cacheline_aligned_in_smp __attribute__ ((aligned (SMP_CACHE_BYTES)))
+#define unlikely(x)    (__builtin_expect(!!(x), 0))
+#define likely(x)    (__builtin_expect(!!(x), 1))
+#define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
+#define SIZE_MAX        (~(size_t)0)
+/* SLUB's with 4 KiB pages (x86-64, arm64): MAX_PAGE_ORDER + PAGE_SHIFT */
+#define KMALLOC_MAX_SIZE (4UL << 20)
 
-#define SMP_CACHE_BYTES			64
-/* Userspace has no __aligned() (checkpatch: this defines it) */
-#ifndef __aligned
-#define __aligned(x)			__attribute__((__aligned__(x)))
-#endif
-#define ____cacheline_aligned_in_smp	__aligned(SMP_CACHE_BYTES)
-#define KMALLOC_MAX_SIZE		(4UL << 20)
+typedef pthread_spinlock_t  spinlock_t;
 
-#define likely(x)	__builtin_expect(!!(x), 1)
-#define unlikely(x)	__builtin_expect(!!(x), 0)
+typedef int gfp_t;
+#define GFP_KERNEL 0
+#define __GFP_ZERO 0x1
 
-#ifndef __has_feature
-#define __has_feature(x) 0
-#endif
+/* As the kernel's: a zero-size allocation and poison, as slab debugging's */
+#define ZERO_SIZE_PTR ((void *)16)
+#define ZERO_OR_NULL_PTR(x) ((unsigned long)(x) <= (unsigned long)ZERO_SIZE_PTR)
+#define POISON_INUSE 0x5a
 
-#if defined(__SANITIZE_THREAD__) || __has_feature(thread_sanitizer)
-void __tsan_ignore_thread_begin(void);
-void __tsan_ignore_thread_end(void);
-
-#undef READ_ONCE
-#undef WRITE_ONCE
-#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELEASE)
-/* data_race(): racy by design, hidden from the sanitizer as from KCSAN */
-#define data_race(expr) ({				\
-	__tsan_ignore_thread_begin();			\
-	__auto_type __v = (expr);			\
-	__tsan_ignore_thread_end();			\
-	__v;						\
-})
-#else
-/* data_race(): racy by design; nothing checks races here */
-#define data_race(expr) (expr)
-#endif
-
-/* The kernel's types (checkpatch: these typedefs mirror the kernel's) */
-typedef pthread_spinlock_t spinlock_t;
-typedef unsigned int gfp_t;
-
-#define GFP_KERNEL	0u
-#define __GFP_ZERO	0x100u
-#define POISON_INUSE	0x5a	/* as in include/linux/poison.h */
-
-/* glibc's and musl's cannot fail on a valid, private lock */
-#define spin_lock_init(lock) \
-	pthread_spin_init(lock, PTHREAD_PROCESS_PRIVATE)
-#define spin_lock(lock)			pthread_spin_lock(lock)
-#define spin_unlock(lock)		pthread_spin_unlock(lock)
-#define spin_lock_bh(lock)		spin_lock(lock)
-#define spin_unlock_bh(lock)		spin_unlock(lock)
-#define spin_lock_irq(lock)		spin_lock(lock)
-#define spin_unlock_irq(lock)		spin_unlock(lock)
-#define spin_lock_irqsave(lock, flags)	((flags) = 0, spin_lock(lock))
-#define spin_unlock_irqrestore(lock, flags) ((void)(flags), spin_unlock(lock))
-
-static inline void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
+/*
+ * Memory allocated without __GFP_ZERO is poisoned rather than whatever
+ * malloc() returns, usually zeroes: a ptr_ring.h that loses __GFP_ZERO
+ * sees garbage entries, as it would in the kernel.
+ */
+static void *kmalloc(unsigned size, gfp_t gfp)
 {
 	void *p;
 
-	if ((size && n > (size_t)-1 / size) ||
-	    posix_memalign(&p, SMP_CACHE_BYTES, n * size))
-		return NULL;
-	memset(p, gfp & __GFP_ZERO ? 0 : POISON_INUSE, n * size);
+	if (!size)
+		return ZERO_SIZE_PTR;
+	p = memalign(64, size);
+	if (!p)
+		return p;
+
+	memset(p, gfp & __GFP_ZERO ? 0 : POISON_INUSE, size);
 	return p;
 }
 
-#define kfree				free
-#define kvmalloc_array			kmalloc_array
-#define kvfree				free
+static inline void *kzalloc(unsigned size, gfp_t flags)
+{
+	return kmalloc(size, flags | __GFP_ZERO);
+}
 
-/* v6.10 and later call the _noprof allocators through alloc_hooks() */
-#define kmalloc_array_noprof		kmalloc_array
-#define kvmalloc_array_noprof		kvmalloc_array
-#define alloc_hooks(expr)		(expr)
+static inline void *kmalloc_array(size_t n, size_t size, gfp_t flags)
+{
+	if (size != 0 && n > SIZE_MAX / size)
+		return NULL;
+	return kmalloc(n * size, flags);
+}
 
-#ifndef PTR_RING_H
-#define PTR_RING_H "../../../include/linux/ptr_ring.h"
+static inline void *kcalloc(size_t n, size_t size, gfp_t flags)
+{
+	return kmalloc_array(n, size, flags | __GFP_ZERO);
+}
+
+static void kfree(void *p)
+{
+	if (!ZERO_OR_NULL_PTR(p))
+		free(p);
+}
+
+#define kvmalloc_array kmalloc_array
+#define kvfree kfree
+
+/* Since v6.10 ptr_ring.h calls the _noprof allocators via alloc_hooks() */
+#define kmalloc_array_noprof kmalloc_array
+#define kvmalloc_array_noprof kvmalloc_array
+#define alloc_hooks(expr) (expr)
+
+/* Accesses that race by design; KCSAN is not there to tell anyway */
+#define data_race(expr) (expr)
+
+static void spin_lock_init(spinlock_t *lock)
+{
+	int r = pthread_spin_init(lock, 0);
+	assert(!r);
+}
+
+static void spin_lock(spinlock_t *lock)
+{
+	int ret = pthread_spin_lock(lock);
+	assert(!ret);
+}
+
+static void spin_unlock(spinlock_t *lock)
+{
+	int ret = pthread_spin_unlock(lock);
+	assert(!ret);
+}
+
+static void spin_lock_bh(spinlock_t *lock)
+{
+	spin_lock(lock);
+}
+
+static void spin_unlock_bh(spinlock_t *lock)
+{
+	spin_unlock(lock);
+}
+
+static void spin_lock_irq(spinlock_t *lock)
+{
+	spin_lock(lock);
+}
+
+static void spin_unlock_irq(spinlock_t *lock)
+{
+	spin_unlock(lock);
+}
+
+/* Macros, as the kernel's: spin_lock_irqsave() sets its flags */
+#define spin_lock_irqsave(lock, flags) ((flags) = 0, spin_lock(lock))
+#define spin_unlock_irqrestore(lock, flags) ((void)(flags), spin_unlock(lock))
+
+/*
+ * ThreadSanitizer models neither fences nor volatile accesses, and on x86
+ * smp_wmb() is only a compiler barrier, so a missing or misplaced smp_wmb()
+ * in ptr_ring.h is invisible to both.  Under ThreadSanitizer, model what
+ * ptr_ring.h relies on: READ_ONCE() is an acquire load (the address
+ * dependency of the consumer's accesses through the entry it read), and
+ * WRITE_ONCE() is a release store when an smp_wmb() came before it on this
+ * thread since the last WRITE_ONCE(), a relaxed store otherwise.  A fence
+ * orders more than the next store, but publishing one entry after filling
+ * it in is all ptr_ring.h uses it for.  data_race() hides the access, as
+ * KCSAN's does.
+ */
+#ifndef __has_feature
+#define __has_feature(x) 0
 #endif
-#include PTR_RING_H
+#if defined(__SANITIZE_THREAD__) || __has_feature(thread_sanitizer)
+void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
+static __thread bool tsan_wmb_pending;
+
+#undef smp_wmb
+#undef READ_ONCE
+#undef WRITE_ONCE
+#undef data_race
+/* smp_wmb(): a compiler barrier, and the next WRITE_ONCE() releases */
+#define smp_wmb() do { barrier(); tsan_wmb_pending = true; } while (0)
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define WRITE_ONCE(x, val) do {						\
+	if (tsan_wmb_pending)						\
+		__atomic_store_n(&(x), (val), __ATOMIC_RELEASE);	\
+	else								\
+		__atomic_store_n(&(x), (val), __ATOMIC_RELAXED);	\
+	tsan_wmb_pending = false;					\
+} while (0)
+/* data_race(): the access is not checked, as with KCSAN */
+#define data_race(expr) ({						\
+	__tsan_ignore_thread_begin();					\
+	__auto_type __v = (expr);					\
+	__tsan_ignore_thread_end();					\
+	__v;								\
+})
+#endif
+
+#include "../../../include/linux/ptr_ring.h"
 
 #endif /* PTR_RING_SHIM_H */

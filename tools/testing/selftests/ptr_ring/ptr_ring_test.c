@@ -1,484 +1,653 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Check and time include/linux/ptr_ring.h in userspace with ringtest's shims,
- * as its users produce and consume (usage[]).  Items are cache lines the
- * producer writes the item's number to and the consumer reads back: a lost,
- * duplicated, reordered, stale or bad item fails a case at once, a stuck
- * ring after STALL_SEC s.  With no preempt count, BH or IRQ disabling, the
- * figures are not comparable with in-kernel ones.
+ * Time include/linux/ptr_ring.h in userspace, built with ringtest's shims:
+ * producers and a consumer on CPUs of their own call it as its users do, in
+ * loops flattened as ringtest's are, so that the harness's code does not
+ * change with the header under test.  Items are numbers, or with --payload
+ * cache lines the producer writes and the consumer reads.  Every item is
+ * checked; a ring that makes no progress fails after STALL_SEC seconds.
+ * There is no preempt count, BH or IRQ disabling: the figures are not
+ * in-kernel ones.  Takes ringtest's affinity options, for run-on-all.sh.
  */
+#define _GNU_SOURCE
 #include <getopt.h>
 #include <sched.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "../kselftest.h"
 #include "../../../virtio/ringtest/ptr_ring_shim.h"
 
-#define MAX_RING_SIZE	((long)(KMALLOC_MAX_SIZE / sizeof(void *)))
-#define MAX_REPS	1000
-#define STALL_SEC	3
+#define MAX_SIZE	((long)(KMALLOC_MAX_SIZE / sizeof(void *)))
+#define MAX_PRODUCERS	64
+#define MAX_REPS	100
+#define STALL_SEC	10
 
-#ifndef ptr_ring_resize_multiple_bh	/* before v6.14 */
-#define ptr_ring_resize_multiple_bh	ptr_ring_resize_multiple
-#endif
+/* As the kernel's; kselftest.h has __printf() and __noreturn only */
+#define noinline	__attribute__((__noinline__))
+#define __cold		__attribute__((__cold__))
+
+enum mode { SINGLE, SPSC, BATCH, LOCKLESS, LOCKLESS_BATCH, STOP_WAKE,
+	    CHECK_STOP_WAKE, MPSC, NR_MODES };
+static char * const mode_names[] = {		/* for getsubopt() */
+	"single", "spsc", "batch", "lockless", "lockless_batch", "stop_wake",
+	"check_stop_wake", "mpsc", "all", NULL
+};
 
 static const char usage[] =
-"Usage: %s [options]: check and time include/linux/ptr_ring.h (KTAP)\n"
-"  -m, --mode LIST         comma-separated, or 'all' (the default): single,\n"
-"                          spsc (tun), batch (XDP, vhost-net), lockless\n"
-"                          (page_pool, veth), lockless_batch (cpumap),\n"
-"                          unconsume, resize\n"
-"  -s, --size N            ring size in entries (default 1024, max %ld)\n"
-"  -n, --count N           items per repetition (default 1000000)\n"
-"  -b, --batch N           batch size (default 32, at most the ring size)\n"
+"Usage: %s [options]: time include/linux/ptr_ring.h (KTAP)\n"
+"  -m, --mode LIST         comma-separated, or all (the default): single;\n"
+"                          spsc (tun); batch (XDP into tun, vhost-net);\n"
+"                          lockless (page_pool); lockless_batch (cpumap);\n"
+"                          stop_wake, check_stop_wake (a producer that\n"
+"                          stops on a full ring and is woken by the\n"
+"                          consumer, as tun's backpressure); mpsc\n"
+"                          (page_pool's returning CPUs)\n"
+"  -s, --ring-size N       entries (default 1024, at most %ld)\n"
+"  -n, --run-cycles N      items per producer and repetition (1000000)\n"
+"  -b, --batch N           of the batched modes (default 16)\n"
+"      --param N           r->batch, the consumer's zeroing batch\n"
 "  -r, --reps N            timed repetitions after a warm-up (default 5)\n"
-"  -p, --producer-cpu CPU  the producer's (default: the next-to-last allowed)\n"
-"  -c, --consumer-cpu CPU  the consumer's and one-thread modes' (default: last)\n"
-"Exit status: 0 pass, 1 failure or bad option, 4 everything skipped.\n";
+"  -P, --producers N       of mpsc (default 2)\n"
+"      --payload           items are cache lines, written and read\n"
+"      --host-affinity C   the consumer's CPU (default: the last one)\n"
+"      --guest-affinity C  the producer's (default: the last but one)\n";
 
-/* single, the timed two-thread modes, the exact cases */
-enum mode { SINGLE, SPSC, BATCH, LOCKLESS, LOCKLESS_BATCH, UNCONSUME, RESIZE,
-	    NR_MODES };
-static const bool two_threads[NR_MODES] = { [SPSC ... LOCKLESS_BATCH] = true };
-static char * const mode_names[] = {	/* for getsubopt() */
-	"single", "spsc", "batch", "lockless", "lockless_batch", "unconsume",
-	"resize", "all", NULL
-};
-
-/* cpu[0] produces; cpu[1] consumes, or runs the one-thread modes */
-static struct config {
-	long size, count, batch, reps, cpu[2];
+static struct {
+	long size, count, batch, param, reps, producers, cpu[MAX_PRODUCERS + 1];
 	unsigned int modes;
-} cfg = { 1024, 1000000, 0, 5, { -1, -1 }, (1u << NR_MODES) - 1 };
+	bool payload;
+} cfg = { 1024, 1000000, 16, 0, 5, 2, { -1, -1 }, (1u << NR_MODES) - 1 };
 
-/* The numeric options, as the first entries of opts[] */
-static const struct {
-	long *val, min, max;
-} nums[] = {
-	{ &cfg.size, 1, MAX_RING_SIZE }, { &cfg.count, 1, 1000000000 },
-	{ &cfg.batch, 1, MAX_RING_SIZE }, { &cfg.reps, 1, MAX_REPS },
-	{ &cfg.cpu[0], 0, CPU_SETSIZE - 1 }, { &cfg.cpu[1], 0, CPU_SETSIZE - 1 },
-};
-
-static const struct option opts[] = {
-	{ "size", 1, NULL, 's' }, { "count", 1, NULL, 'n' },
-	{ "batch", 1, NULL, 'b' }, { "reps", 1, NULL, 'r' },
-	{ "producer-cpu", 1, NULL, 'p' }, { "consumer-cpu", 1, NULL, 'c' },
-	{ "mode", 1, NULL, 'm' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
-};
-
-/* What the ring carries: a cache line each, as an skb or a page would be */
+/* Producer p's item k is k << 8 | p, or pool[p << pool_shift | (k & mask)] */
 struct item {
-	unsigned long seq;
+	unsigned long val;
 } ____cacheline_aligned_in_smp;
 
 struct run {
 	struct ptr_ring ring;
 	enum mode mode;
-	struct item *pool;	/* item seq is pool[seq & mask] */
-	unsigned long mask;
+	struct item *pool;
+	unsigned long mask, pool_shift, pool_bytes;
+	int ready ____cacheline_aligned_in_smp, stop, failed, stopped;
+	unsigned long progress ____cacheline_aligned_in_smp, empty;
+	struct timespec t0, t1;
+	struct producer {
+		unsigned long full ____cacheline_aligned_in_smp;
+		struct run *run;
+		int p;
+	} prod[MAX_PRODUCERS];
 	void **array;
-	/* Cleared for each repetition: handshake, the producer's results */
-	int ready ____cacheline_aligned_in_smp;
-	int stop, failed;
-	unsigned long full;
-	/* The consumer's; the watchdog watches progress */
-	unsigned long progress ____cacheline_aligned_in_smp;
-	struct timespec t_start, t_end;
-	unsigned long empty;
 };
 
-/* Print the first error and stop the run */
-static __printf(2, 3) void fail(struct run *run, const char *fmt, ...)
+#define load(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define store(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+static __printf(2, 3) noinline __cold
+bool fail(struct run *run, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL))
-		return;
+	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_RELAXED))
+		return false;
 	va_start(ap, fmt);
 	printf("# %s: FAIL: ", mode_names[run->mode]);
 	vprintf(fmt, ap);
 	va_end(ap);
-	WRITE_ONCE(run->stop, 1);
+	store(run->stop, 1);
+	return false;
 }
 
-/* @cond holds, or the run fails naming it */
-#define expect(run, cond)	((cond) || (fail(run, "expected %s\n", #cond), false))
+static __always_inline struct item *item_at(struct run *run, unsigned long v)
+{
+	return &run->pool[(v & (MAX_PRODUCERS - 1)) << run->pool_shift |
+			  ((v >> 8) & run->mask)];
+}
 
-/* Produce items @seq to @end - 1, @batch per producer_lock: the next seq */
-static inline long produce(struct run *run, long seq, long end, long batch)
+static __always_inline void *item(struct run *run, int p, unsigned long k,
+				  const bool payload)
+{
+	unsigned long v = k << 8 | p;
+
+	if (!payload)
+		return (void *)v;
+	item_at(run, v)->val = v;
+	return item_at(run, v);
+}
+
+/* @ptr is the next item of its producer: next[0], or with @multi next[p] */
+static __always_inline bool take(struct run *run, void *ptr,
+				 unsigned long *next, const bool multi,
+				 const bool payload)
+{
+	unsigned long v = (unsigned long)ptr, p = 0;
+
+	if (payload) {
+		if (unlikely(v - (unsigned long)run->pool >= run->pool_bytes))
+			return fail(run, "got %p, not an item\n", ptr);
+		v = ((struct item *)ptr)->val;
+	}
+	if (multi)
+		p = v & (MAX_PRODUCERS - 1);
+	if (unlikely(v != next[p] || (payload && ptr != item_at(run, v))))
+		return fail(run, "item %#lx: got %p (%#lx)\n", next[p], ptr, v);
+	next[p] += 256;
+	return true;
+}
+
+static __always_inline bool stop_wake(enum mode mode)
+{
+	return mode == STOP_WAKE || mode == CHECK_STOP_WAKE;
+}
+
+/* The consumer wakes a stopped producer when its next slot is free */
+static void wake(struct run *run)
+{
+	if (load(run->stopped) && !ptr_ring_full(&run->ring))
+		store(run->stopped, 0);
+}
+
+/* Out of line: callgrind --toggle-collect=wait_* leaves the waits out */
+static noinline bool wait_full(struct run *run, int p, int ret)
+{
+	if (ret != -ENOSPC)
+		return fail(run, "producer %d: produce returned %d\n", p, ret);
+	run->prod[p].full++;
+	if (stop_wake(run->mode))
+		store(run->stopped, 1);
+	while (!load(run->stop) && (stop_wake(run->mode) ? load(run->stopped) :
+				    ptr_ring_full(&run->ring)))
+		cpu_relax();
+	return !load(run->stop);
+}
+
+static noinline void wait_ready(struct run *run)
+{
+	while (!load(run->ready))
+		cpu_relax();
+}
+
+static noinline bool wait_empty(struct run *run)
 {
 	struct ptr_ring *r = &run->ring;
-	long stop = seq;
-	struct item *it;
+	bool locked = run->mode == SPSC || run->mode == BATCH ||
+		      stop_wake(run->mode);
 
-	while (seq == stop && seq < end) {	/* batch 1: ptr_ring_produce() */
-		stop = seq + batch < end ? seq + batch : end;
-		spin_lock(&r->producer_lock);
-		for (; seq < stop; seq++) {
-			it = &run->pool[seq & run->mask];
-			it->seq = seq;
-			if (__ptr_ring_produce(r, it))
-				break;
+	run->empty++;
+	while (!load(run->stop)) {
+		if (stop_wake(run->mode))
+			wake(run);
+		if (locked ? !ptr_ring_empty(r) : !__ptr_ring_empty(r))
+			return true;
+		cpu_relax();
+	}
+	return false;
+}
+
+static __always_inline void producer(struct run *run, int p,
+				     const enum mode mode, const bool payload)
+{
+	unsigned long k = 1, end, count = cfg.count, batch = cfg.batch;
+	struct ptr_ring *r = &run->ring;
+	int ret;
+
+	wait_ready(run);
+	while (k <= count) {
+		if (mode == BATCH || mode == LOCKLESS_BATCH) {
+			end = k + batch <= count ? k + batch : count + 1;
+			ret = 0;
+			spin_lock(&r->producer_lock);
+			while (k < end &&
+			       !(ret = __ptr_ring_produce(r, item(run, p, k,
+								  payload))))
+				k++;
+			spin_unlock(&r->producer_lock);
+#ifdef HAVE_PTR_RING_CHECK_PRODUCE
+		} else if (mode == CHECK_STOP_WAKE) {
+			spin_lock(&r->producer_lock);
+			ret = __ptr_ring_check_produce(r);
+			if (!ret)
+				ret = __ptr_ring_produce(r, item(run, p, k,
+								 payload));
+			spin_unlock(&r->producer_lock);
+			k += !ret;
+#endif
+		} else {
+			ret = ptr_ring_produce(r, item(run, p, k, payload));
+			k += !ret;
 		}
-		spin_unlock(&r->producer_lock);
+		if (ret && !wait_full(run, p, ret))
+			return;
 	}
-	return seq;
 }
 
-/* Consume up to @max items as the mode's consumer does, check them: how many */
-static inline int consume(struct run *run, long next, int max)
+static __always_inline void consumer(struct run *run, const enum mode mode,
+				     const bool payload)
 {
+	unsigned long next[MAX_PRODUCERS], one = 1 << 8, done = 0;
+	const bool multi = mode == MPSC;
+	unsigned long *nx = multi ? next : &one, total = cfg.count;
 	struct ptr_ring *r = &run->ring;
-	void **a = run->array;
-	int i, n = 0;
+	int i, n, batch = cfg.batch;
+	void **a = run->array, *ptr;
 
-	if (run->mode == BATCH)
-		n = ptr_ring_consume_batched(r, a, max);
-	else if (run->mode == LOCKLESS_BATCH)
-		n = __ptr_ring_empty(r) ? 0 : __ptr_ring_consume_batched(r, a, max);
-	else if (run->mode != LOCKLESS)
-		n = !!(a[0] = ptr_ring_consume(r));
-	else if (!__ptr_ring_empty(r))
-		while (n < max && (a[n] = __ptr_ring_consume(r)))
-			n++;
-	for (i = 0; i < n; i++, next++) {
-		struct item *it = a[i], *want = &run->pool[next & run->mask];
-
-		if (unlikely(it != want || it->seq != next))	/* it is read if good */
-			return fail(run, "item %ld: %p, expected %p: %s\n", next, it, want,
-				    it == want ? "stale data" : "lost, repeated or bad"), 0;
+	for (i = 0; i < MAX_PRODUCERS; i++)
+		next[i] = 1 << 8 | i;
+	if (multi)
+		total *= cfg.producers;
+	while (done < total) {
+		if (mode == BATCH || mode == LOCKLESS_BATCH) {
+			if (mode == BATCH)
+				n = ptr_ring_consume_batched(r, a, batch);
+			else
+				n = __ptr_ring_empty(r) ? 0 :
+				    __ptr_ring_consume_batched(r, a, batch);
+			for (i = 0; i < n; i++)
+				if (!take(run, a[i], nx, multi, payload))
+					return;
+		} else if (mode == LOCKLESS || mode == MPSC) {
+			for (n = 0; n < batch && (n || !__ptr_ring_empty(r)) &&
+			     (ptr = __ptr_ring_consume(r)); n++)
+				if (!take(run, ptr, nx, multi, payload))
+					return;
+		} else {
+			ptr = ptr_ring_consume(r);
+			n = !!ptr;
+			if (n && !take(run, ptr, nx, multi, payload))
+				return;
+		}
+		done += n;
+		store(run->progress, done);
+		if (stop_wake(mode))
+			wake(run);
+		if (!n && !wait_empty(run))
+			return;
 	}
-	return n;
+}
+
+/* One thread fills the ring, then empties it */
+static __always_inline void single(struct run *run, const bool payload)
+{
+	unsigned long k = 1, next = 1 << 8, count = cfg.count;
+	struct ptr_ring *r = &run->ring;
+	void *ptr;
+
+	while (k <= count) {
+		while (k <= count &&
+		       !ptr_ring_produce(r, item(run, 0, k, payload)))
+			k++;
+		while ((ptr = ptr_ring_consume(r)))
+			if (!take(run, ptr, &next, false, payload))
+				return;
+		store(run->progress, k);
+	}
+}
+
+/* The timed loops, each specialized for its mode and payload */
+static noinline void __attribute__((__flatten__))
+produce_all(struct run *run, int p)
+{
+	bool pl = cfg.payload;
+
+	switch (run->mode) {
+	case BATCH:
+		pl ? producer(run, p, BATCH, true) :
+		     producer(run, p, BATCH, false);
+		break;
+	case LOCKLESS_BATCH:
+		pl ? producer(run, p, LOCKLESS_BATCH, true) :
+		     producer(run, p, LOCKLESS_BATCH, false);
+		break;
+	case CHECK_STOP_WAKE:
+		pl ? producer(run, p, CHECK_STOP_WAKE, true) :
+		     producer(run, p, CHECK_STOP_WAKE, false);
+		break;
+	default:
+		pl ? producer(run, p, SPSC, true) :
+		     producer(run, p, SPSC, false);
+	}
+}
+
+static noinline void __attribute__((__flatten__))
+consume_all(struct run *run)
+{
+	bool pl = cfg.payload;
+
+	switch (run->mode) {
+	case SINGLE:
+		pl ? single(run, true) : single(run, false);
+		break;
+	case SPSC:
+		pl ? consumer(run, SPSC, true) : consumer(run, SPSC, false);
+		break;
+	case BATCH:
+		pl ? consumer(run, BATCH, true) : consumer(run, BATCH, false);
+		break;
+	case LOCKLESS:
+		pl ? consumer(run, LOCKLESS, true) :
+		     consumer(run, LOCKLESS, false);
+		break;
+	case LOCKLESS_BATCH:
+		pl ? consumer(run, LOCKLESS_BATCH, true) :
+		     consumer(run, LOCKLESS_BATCH, false);
+		break;
+	case STOP_WAKE:
+	case CHECK_STOP_WAKE:
+		pl ? consumer(run, STOP_WAKE, true) :
+		     consumer(run, STOP_WAKE, false);
+		break;
+	default:
+		pl ? consumer(run, MPSC, true) : consumer(run, MPSC, false);
+	}
 }
 
 static void *producer_thread(void *arg)
 {
-	struct run *run = arg;
-	long seq = 0, batch = run->mode == BATCH || run->mode == LOCKLESS_BATCH ?
-			      cfg.batch : 1;
+	struct producer *prod = arg;
 
-	while (!READ_ONCE(run->ready) && !READ_ONCE(run->stop))
-		cpu_relax();
-	while (!READ_ONCE(run->stop) &&
-	       (seq = produce(run, seq, cfg.count, batch)) < cfg.count) {
-		run->full++;
-		while (ptr_ring_full(&run->ring) && !READ_ONCE(run->stop))
-			cpu_relax();
-	}
+	produce_all(prod->run, prod->p);
 	return NULL;
 }
 
-/* The consumer, or single: fill the ring whenever it is empty */
 static void *consumer_thread(void *arg)
 {
 	struct run *run = arg;
-	long next = 0, seq = 0;
-	int got, max = run->mode <= SPSC ? 1 : cfg.batch;
 
-	clock_gettime(CLOCK_MONOTONIC, &run->t_start);
-	WRITE_ONCE(run->ready, 1);
-	while (next < cfg.count && !READ_ONCE(run->stop)) {
-		got = consume(run, next, max);
-		next += got;
-		WRITE_ONCE(run->progress, next);
-		if (got)
-			continue;
-		run->empty++;
-		if (run->mode == SINGLE) {	/* fill it again */
-			seq = produce(run, seq, cfg.count, 1);
-			run->full += seq < cfg.count;
-		}
-		while (run->mode != SINGLE && !READ_ONCE(run->stop) &&
-		       (run->mode >= LOCKLESS ? __ptr_ring_empty(&run->ring) :
-			ptr_ring_empty(&run->ring)))
-			cpu_relax();
-	}
-	clock_gettime(CLOCK_MONOTONIC, &run->t_end);
+	clock_gettime(CLOCK_MONOTONIC, &run->t0);
+	store(run->ready, 1);
+	consume_all(run);
+	clock_gettime(CLOCK_MONOTONIC, &run->t1);
 	return NULL;
 }
 
-/* The exact cases: @n items from @from in, or out, or the run fails */
-static bool fill(struct run *run, long from, long n)
+static int start(pthread_t *t, long cpu, void *(*fn)(void *), void *arg)
 {
-	return expect(run, produce(run, from, from + n, 1) == from + n);
-}
-
-static bool drain(struct run *run, long from, long n)
-{
-	for (; n && !run->failed; n--, from++)
-		if (!consume(run, from, 1))
-			fail(run, "item %ld: ring empty\n", from);
-	return !run->failed;
-}
-
-static long destroyed;	/* in this case so far */
-
-static void destroy(void *p)
-{
-	destroyed++;
-}
-
-/*
- * unconsume: fill the ring, take a batch (some of it zeroed, some not yet),
- * let the producer reuse what was zeroed, give the batch back: the oldest
- * entries no longer fit and are destroyed, the others come out first again.
- * resize: shrink a full, wrapped ring (the newest entries that do not fit are
- * destroyed), grow it, fill it, shrink it with ptr_ring_resize_multiple().
- */
-static void *case_thread(void *arg)
-{
-	struct run *run = arg;
-	struct ptr_ring *r = &run->ring, *rings[] = { r };
-	long n = cfg.size, c = n / 4, s = (n + 1) / 2, next = n + c, m = 0;
-	long b = r->batch + r->batch / 2 + 1 < n ? r->batch + r->batch / 2 + 1 : n;
-	bool ok;
-
-	destroyed = 0;
-	if (run->mode == UNCONSUME) {
-		ok = fill(run, 0, n) &&
-		     expect(run, ptr_ring_consume_batched(r, run->array, b) == b);
-		if (ok) {
-			m = produce(run, n, n + b / 2, 1) - n;
-			ksft_print_msg("unconsume: %ld entries back, %ld reused, r->batch %d\n",
-				       b, m, r->batch);
-			ptr_ring_unconsume(r, run->array, b, destroy);
-		}
-		ok = ok && expect(run, destroyed == m) && drain(run, m, n);
-	} else {
-		ok = fill(run, 0, n) && drain(run, 0, c) && fill(run, n, c) &&
-		     expect(run, !ptr_ring_resize(r, s, GFP_KERNEL, destroy)) &&
-		     expect(run, destroyed == n - s) && expect(run, ptr_ring_full(r)) &&
-		     expect(run, !ptr_ring_resize(r, 2 * n, GFP_KERNEL, destroy)) &&
-		     expect(run, destroyed == n - s) && fill(run, next, 2 * n - s) &&
-		     expect(run, !ptr_ring_resize_multiple_bh(rings, 1, n, GFP_KERNEL, destroy)) &&
-		     expect(run, destroyed == 2 * n - s) && drain(run, c, s) &&
-		     drain(run, next, n - s);
-	}
-	if (ok && !ptr_ring_empty(r))
-		fail(run, "ring not empty at the end\n");
-	return NULL;
-}
-
-/* One run of a mode, in threads the watchdog watches: false if it failed */
-static bool run_once(struct run *run)
-{
-	void *(*fn[2])(void *) = { producer_thread,
-				   run->mode < UNCONSUME ? consumer_thread : case_thread };
-	int i, first = !two_threads[run->mode], ret = 0, still = 0;
-	struct ptr_ring *r = &run->ring;
-	unsigned long seen;
 	pthread_attr_t attr;
-	struct timespec ts;
-	pthread_t t[2];
 	cpu_set_t set;
+	int ret;
 
-	if (ptr_ring_init(r, cfg.size, GFP_KERNEL))
-		return fail(run, "ptr_ring_init: out of memory\n"), false;
-	memset(&run->ready, 0, sizeof(*run) - offsetof(struct run, ready));
-	for (i = first; i < 2 && !ret; i++) {
-		CPU_ZERO(&set);
-		CPU_SET(cfg.cpu[i], &set);
-		pthread_attr_init(&attr);
-		ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ?:
-		      pthread_create(&t[i], &attr, fn[i], run);
-		pthread_attr_destroy(&attr);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ?:
+	      pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
+/* One repetition; the watchdog: false if it failed */
+static bool run_once(struct run *run, int nprod)
+{
+	unsigned long seen;
+	pthread_t t[MAX_PRODUCERS + 1];
+	int i, n = 0, still = 0;
+	struct timespec ts;
+
+	if (ptr_ring_init(&run->ring, cfg.size, GFP_KERNEL))
+		return fail(run, "ptr_ring_init: out of memory\n");
+	if (cfg.param)
+		run->ring.batch = cfg.param;
+	run->ready = 0;
+	run->stop = 0;
+	run->failed = 0;
+	run->stopped = 0;
+	run->progress = 0;
+	run->empty = 0;
+	for (i = 0; i < nprod; i++) {
+		run->prod[i].full = 0;
+		run->prod[i].run = run;
+		run->prod[i].p = i;
 	}
-	if (ret) {
-		fail(run, "pthread_create: %s\n", strerror(ret));
-		i--;
+	if (!start(&t[n], cfg.cpu[0], consumer_thread, run))
+		n++;
+	while (n && n <= nprod &&
+	       !start(&t[n], cfg.cpu[n], producer_thread, &run->prod[n - 1]))
+		n++;
+	if (n <= nprod) {
+		fail(run, "cannot start thread %d\n", n);
+		store(run->ready, 1);
 	}
-	/*
-	 * Join them.  No progress for STALL_SEC s fails the run if the ring is
-	 * stuck (full to the producer, empty to the consumer), for 10 times as
-	 * long in any case: a busy machine may not run a thread for seconds.
-	 */
-	while (i > first) {
+	while (n) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec++;
-		seen = READ_ONCE(run->progress);
-		if (!pthread_timedjoin_np(t[i - 1], NULL, &ts))
-			i--;
-		else if (READ_ONCE(run->progress) != seen)
+		seen = load(run->progress);
+		if (!pthread_timedjoin_np(t[n - 1], NULL, &ts))
+			n--;
+		else if (load(run->progress) != seen)
 			still = 0;
-		else if (++still > STALL_SEC && run->failed)
-			ksft_exit_fail_msg("%s: a thread did not stop\n", mode_names[run->mode]);
-		else if (still == 10 * STALL_SEC || (still == STALL_SEC && /* racy: it is still */
-			 data_race(r->queue[r->producer] && !r->queue[r->consumer_head])))
-			fail(run, "stalled at item %lu: producer %d head %d tail %d\n", seen,
-			     r->producer, r->consumer_head, r->consumer_tail);
+		else if (++still == STALL_SEC)
+			fail(run,
+			     "no progress for %d s at item %lu: producer %d head %d tail %d\n",
+			     STALL_SEC, seen, run->ring.producer,
+			     run->ring.consumer_head, run->ring.consumer_tail);
+		else if (still > STALL_SEC + 2)
+			ksft_exit_fail_msg("%s: a thread did not stop\n",
+					   mode_names[run->mode]);
 	}
-	ptr_ring_cleanup(r, NULL);
+	ptr_ring_cleanup(&run->ring, NULL);
 	return !run->failed;
 }
 
-static int cmp_double(const void *a, const void *b)
+static int cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* A case; the timed modes: a warm-up, then cfg.reps timed repetitions */
-static void run_mode(struct run *run, enum mode mode)
+static void run_mode(struct run *run, enum mode mode, long usable)
 {
-	long rep, reps = mode < UNCONSUME ? cfg.reps : 0;
+	int nprod = mode == SINGLE ? 0 : mode == MPSC ? cfg.producers : 1;
 	const char *name = mode_names[mode];
 	double ns[MAX_REPS + 1];
+	unsigned long full;
+	long rep, i;
 
-	if (two_threads[mode] && cfg.cpu[0] == cfg.cpu[1]) {
-		ksft_test_result_skip("%s: needs two CPUs, only one is usable\n", name);
+	run->mode = mode;
+	if (nprod + 1 > usable && nprod) {
+		ksft_test_result_code(KSFT_SKIP, name,
+				      "needs %d CPUs (%d producing, 1 consuming), %ld usable",
+				      nprod + 1, nprod, usable);
 		return;
 	}
-	run->mode = mode;
-	for (rep = 0; rep <= reps && run_once(run) && mode < UNCONSUME; rep++) {
-		ns[rep] = ((run->t_end.tv_sec - run->t_start.tv_sec) * 1e9 +
-			   run->t_end.tv_nsec - run->t_start.tv_nsec) / cfg.count;
-		ksft_print_msg("%s: %s %ld ns_per_item %.3f full %lu empty %lu\n", name,
-			       rep ? "rep" : "warm-up", rep, ns[rep], run->full, run->empty);
+#ifndef HAVE_PTR_RING_CHECK_PRODUCE
+	if (mode == CHECK_STOP_WAKE) {
+		ksft_test_result_code(KSFT_SKIP, name,
+				      "ptr_ring.h has no __ptr_ring_check_produce() (before v7.3)");
+		return;
+	}
+#endif
+	for (rep = 0; rep <= cfg.reps && run_once(run, nprod); rep++) {
+		for (full = 0, i = 0; i < nprod; i++)
+			full += run->prod[i].full;
+		ns[rep] = ((run->t1.tv_sec - run->t0.tv_sec) * 1e9 +
+			   run->t1.tv_nsec - run->t0.tv_nsec) /
+			  (cfg.count * (nprod > 1 ? nprod : 1));
+		ksft_print_msg("%s: rep %ld: %.3f ns full %lu empty %lu\n",
+			       name, rep, ns[rep], full, run->empty);
 	}
 	if (run->failed) {
 		ksft_test_result_fail("%s\n", name);
-	} else if (mode >= UNCONSUME) {
-		ksft_test_result_pass("%s\n", name);
-	} else {
-		qsort(ns + 1, reps, sizeof(ns[0]), cmp_double);
-		ns[0] = (ns[1 + reps / 2] + ns[1 + (reps - 1) / 2]) / 2;
-		ksft_print_msg("%s: ns_per_item min %.3f median %.3f max %.3f reps %ld\n",
-			       name, ns[1], ns[0], ns[reps], reps);
-		ksft_test_result_pass("%s # perf=%.3fns\n", name, ns[0]);
+		return;
 	}
+	qsort(ns + 1, cfg.reps, sizeof(ns[0]), cmp);
+	ns[0] = (ns[1 + cfg.reps / 2] + ns[1 + (cfg.reps - 1) / 2]) / 2;
+	ksft_print_msg("%s: ns_per_item min %.3f median %.3f max %.3f\n",
+		       name, ns[1], ns[0], ns[cfg.reps]);
+	ksft_print_msg("%s: spread %.1f%% of the median over %ld reps\n", name,
+		       100 * (ns[cfg.reps] - ns[1]) / ns[0], cfg.reps);
+	ksft_test_result_pass("%s # perf=%.3fns\n", name, ns[0]);
 }
 
-/* A CPU's topology ID from sysfs (in a VM: as the hypervisor says), or -1 */
-static long topology_id(long cpu, const char *what)
+/* What two CPUs share, from sysfs (in a VM: what the hypervisor says) */
+static const char *relation(long a, long b)
 {
-	char path[96];
-	long v = -1;
+	static const char * const what[] = {
+		"topology/thread_siblings_list", "cache/index3/shared_cpu_list"
+	};
+	char path[128], s[2][256];
+	int i, j;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/topology/%s", cpu, what);
-	f = fopen(path, "r");
-	if (f && fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	if (f)
-		fclose(f);
-	return v;
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j < 2; j++) {
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%ld/%s",
+				 j ? b : a, what[i]);
+			f = fopen(path, "r");
+			if (!f || !fgets(s[j], sizeof(s[j]), f))
+				snprintf(s[j], sizeof(s[j]), "?%d", j);
+			if (f)
+				fclose(f);
+		}
+		if (!strcmp(s[0], s[1]))
+			return i ? "same last-level cache" :
+				   "same core (SMT siblings)";
+	}
+	return s[0][0] == '?' ? "topology unknown" :
+				"different last-level caches";
 }
 
-#define bad_option(fmt, ...) do {					\
-	fprintf(stderr, "%s: " fmt "\nTry '%s --help'.\n",		\
-		program_invocation_name, ##__VA_ARGS__,			\
-		program_invocation_name);				\
-	exit(KSFT_FAIL);						\
-} while (0)
+static const struct option opts[] = {
+	{ "ring-size", 1, NULL, 's' }, { "run-cycles", 1, NULL, 'n' },
+	{ "batch", 1, NULL, 'b' }, { "param", 1, NULL, 'B' },
+	{ "reps", 1, NULL, 'r' }, { "producers", 1, NULL, 'P' },
+	{ "host-affinity", 1, NULL, 'H' }, { "guest-affinity", 1, NULL, 'G' },
+	{ "mode", 1, NULL, 'm' }, { "payload", 0, NULL, 'p' },
+	{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+};
 
-static void parse_args(int argc, char **argv)
+static const struct {
+	int opt;
+	long *val, min, max;
+} nums[] = {
+	{ 's', &cfg.size, 1, MAX_SIZE }, { 'n', &cfg.count, 1, 1L << 40 },
+	{ 'b', &cfg.batch, 1, MAX_SIZE }, { 'B', &cfg.param, 1, MAX_SIZE },
+	{ 'r', &cfg.reps, 1, MAX_REPS },
+	{ 'P', &cfg.producers, 1, MAX_PRODUCERS - 1 },
+	{ 'H', &cfg.cpu[0], 0, CPU_SETSIZE - 1 },
+	{ 'G', &cfg.cpu[1], 0, CPU_SETSIZE - 1 },
+};
+
+static __printf(1, 2) __noreturn void usage_error(const char *fmt, ...)
 {
-	static const char numeric[] = "snbrpc";		/* as in opts[] */
-	char *o, *end;
-	long long val;
-	cpu_set_t set;
-	int opt, i;
+	va_list ap;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":s:n:b:r:p:c:m:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			for (cfg.modes = 0; *optarg; ) {
-				i = getsubopt(&optarg, mode_names, &o);
-				if (i < 0)
-					bad_option("--mode: unknown mode '%s' (see --help)", o);
-				cfg.modes |= i == NR_MODES ? (1u << NR_MODES) - 1 : 1u << i;
-			}
-			if (!cfg.modes)
-				bad_option("--mode: names no mode");
-			break;
-		case 'h':
-			printf(usage, program_invocation_name, MAX_RING_SIZE);
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", program_invocation_short_name);
+	exit(KSFT_FAIL);
+}
+
+static void parse_num(int opt)
+{
+	const struct option *o = opts;
+	size_t i = 0;
+	char *end;
+	long v;
+
+	while (nums[i].opt != opt)
+		i++;
+	while (o->val != opt)
+		o++;
+	errno = 0;
+	v = strtol(optarg, &end, 10);
+	if (*optarg < '0' || *optarg > '9' || *end || errno ||
+	    v < nums[i].min || v > nums[i].max)
+		usage_error("--%s: '%s' is not a number from %ld to %ld",
+			    o->name, optarg, nums[i].min, nums[i].max);
+	*nums[i].val = v;
+}
+
+/* The CPUs: cfg.cpu[0] consumes, the others produce; how many are usable */
+static long parse_args(int argc, char **argv)
+{
+	long cpu, n, *c = cfg.cpu;
+	cpu_set_t set;
+	char *val;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "s:n:b:r:P:m:h", opts,
+				  NULL)) != -1) {
+		if (opt == 'p') {
+			cfg.payload = true;
+		} else if (opt == 'h') {
+			printf(usage, argv[0], MAX_SIZE);
 			exit(KSFT_PASS);
-		case ':':
-			bad_option("option '%s' needs a value", argv[optind - 1]);
-		default:
-			o = strchr(numeric, opt);
-			if (!o)
-				bad_option("unknown option '%s'", argv[optind - 1]);
-			i = o - numeric;
-			errno = 0;
-			val = strtoll(optarg, &end, 10);
-			if (*optarg < '0' || *optarg > '9' || *end)
-				bad_option("--%s: '%s' is not a decimal number",
-					   opts[i].name, optarg);
-			if (errno || val < nums[i].min || val > nums[i].max)
-				bad_option("--%s: %s is out of range (%ld to %ld)", opts[i].name,
-					   optarg, nums[i].min, nums[i].max);
-			*nums[i].val = val;
+		} else if (opt == 'm') {
+			for (cfg.modes = 0; *optarg; ) {
+				opt = getsubopt(&optarg, mode_names, &val);
+				if (opt < 0)
+					usage_error("unknown mode '%s'", val);
+				cfg.modes |= opt == NR_MODES ?
+					     (1u << NR_MODES) - 1 : 1u << opt;
+			}
+		} else if (opt == '?' || opt == ':') {
+			usage_error("bad option");
+		} else {
+			parse_num(opt);
 		}
 	}
 	if (optind < argc)
-		bad_option("unexpected argument '%s'", argv[optind]);
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!cfg.modes)
+		usage_error("--mode names no mode");
+	if (cfg.batch > cfg.size || cfg.param > cfg.size)
+		usage_error("--batch and --param must not exceed --ring-size");
+	if (c[0] >= 0 && c[0] == c[1])
+		usage_error("the consumer and the producer need two CPUs");
 	if (sched_getaffinity(0, sizeof(set), &set))
-		bad_option("sched_getaffinity: %s", strerror(errno));
-	for (i = 0; i < 2; i++)
-		if (cfg.cpu[i] >= 0 && !CPU_ISSET(cfg.cpu[i], &set))
-			bad_option("--%s: CPU %ld is not online or not allowed",
-				   opts[4 + i].name, cfg.cpu[i]);
-	if (cfg.batch > cfg.size)
-		bad_option("--batch: %ld is larger than the ring size %ld", cfg.batch, cfg.size);
-	if (!cfg.batch)
-		cfg.batch = cfg.size < 32 ? cfg.size : 32;
-	if (cfg.cpu[0] >= 0 && cfg.cpu[0] == cfg.cpu[1])
-		bad_option("--producer-cpu and --consumer-cpu must differ (both %ld)", cfg.cpu[0]);
-	/* The last CPUs we may use, away from CPU0's interrupts if we can */
-	for (opt = CPU_SETSIZE - 1; opt >= 0; opt--) {
-		i = cfg.cpu[1] < 0;
-		if (cfg.cpu[i] < 0 && CPU_ISSET(opt, &set) && opt != cfg.cpu[!i])
-			cfg.cpu[i] = opt;
-	}
-	for (i = 0; i < 2; i++)		/* one CPU: no two-thread modes */
-		cfg.cpu[i] = cfg.cpu[i] < 0 ? cfg.cpu[!i] : cfg.cpu[i];
+		usage_error("sched_getaffinity: %s", strerror(errno));
+	for (n = 0; n < 2; n++)
+		if (c[n] >= 0 && !CPU_ISSET(c[n], &set))
+			usage_error("CPU %ld is not online or not allowed",
+				    c[n]);
+	/* As run-on-all.sh: the consumer on the last CPU, the others below */
+	for (cpu = CPU_SETSIZE - 1; cpu >= 0 && c[0] < 0; cpu--)
+		if (CPU_ISSET(cpu, &set))
+			c[0] = cpu;
+	n = c[1] >= 0 ? 2 : 1;
+	for (cpu = CPU_SETSIZE - 1; cpu >= 0 && n <= MAX_PRODUCERS; cpu--)
+		if (CPU_ISSET(cpu, &set) && cpu != c[0] && cpu != c[1])
+			c[n++] = cpu;
+	return n;
 }
 
 int main(int argc, char **argv)
 {
-	static struct run the_run;
-	struct run *run = &the_run;
-	long id[4];
+	long usable = parse_args(argc, argv), shift = 0;
+	unsigned long nprod = cfg.producers + 1;
+	struct run *run = aligned_alloc(SMP_CACHE_BYTES, sizeof(*run));
 	int i;
 
-	parse_args(argc, argv);
+	while ((1L << shift) < 4 * cfg.size)
+		shift++;
+	if (run) {
+		memset(run, 0, sizeof(*run));
+		run->pool_shift = shift;
+		run->mask = (1UL << shift) - 1;
+		run->pool_bytes = (nprod << shift) * sizeof(struct item);
+		run->pool = aligned_alloc(SMP_CACHE_BYTES,
+					  cfg.payload ? run->pool_bytes : 64);
+		run->array = calloc(cfg.batch, sizeof(void *));
+	}
+	if (!run || !run->pool || !run->array)
+		ksft_exit_fail_msg("out of memory\n");
 	ksft_print_header();
 	ksft_set_plan(__builtin_popcount(cfg.modes));
-	/* Items are reused after 4 ring sizes (more than the ring and a batch
-	 * hold), but not under ThreadSanitizer: it cannot see that zeroing a
-	 * slot orders the consumer's reads before the reuse (data_race()).
-	 */
-	while (run->mask < 4 * cfg.size - 1)
-		run->mask = 2 * run->mask + 1;
-#if defined(__SANITIZE_THREAD__) || __has_feature(thread_sanitizer)
-	while (run->mask < cfg.count - 1)
-		run->mask = 2 * run->mask + 1;
-#endif
-	run->pool = aligned_alloc(SMP_CACHE_BYTES, (run->mask + 1) * sizeof(*run->pool));
-	run->array = calloc(cfg.size, sizeof(void *));
-	if (!run->pool || !run->array)
-		ksft_exit_fail_msg("out of memory\n");
-	ksft_print_msg("size %ld count %ld batch %ld reps %ld\n",
-		       cfg.size, cfg.count, cfg.batch, cfg.reps);
-	for (i = 0; i < 4; i++)		/* the CPUs' packages, then their cores */
-		id[i] = topology_id(cfg.cpu[i & 1], i < 2 ? "physical_package_id" : "core_id");
-	if (cfg.cpu[0] != cfg.cpu[1])
-		ksft_print_msg("producer CPU %ld, consumer CPU %ld: %s\n", cfg.cpu[0], cfg.cpu[1],
-			       id[0] < 0 || id[1] < 0 ? "topology unknown" :
-			       id[0] != id[1] ? "different packages" :
-			       id[2] == id[3] ? "same core (SMT siblings)" :
-			       "same package, different cores");
+	ksft_print_msg("ring-size %ld run-cycles %ld batch %ld reps %ld%s\n",
+		       cfg.size, cfg.count, cfg.batch, cfg.reps,
+		       cfg.payload ? " payload" : "");
+	ksft_print_msg("rep 0 is the warm-up, not counted\n");
+	if (usable > 1)
+		ksft_print_msg("consumer CPU %ld, producer CPU %ld: %s\n",
+			       cfg.cpu[0], cfg.cpu[1],
+			       relation(cfg.cpu[0], cfg.cpu[1]));
 	for (i = 0; i < NR_MODES; i++)
 		if (cfg.modes & (1u << i))
-			run_mode(run, i);
-
+			run_mode(run, i, usable);
 	if (!ksft_get_pass_cnt() && !ksft_get_fail_cnt()) {
 		ksft_print_cnts();
 		exit(KSFT_SKIP);

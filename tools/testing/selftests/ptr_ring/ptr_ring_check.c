@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Check include/linux/ptr_ring.h in userspace, built with ringtest's shims,
+ * calling it as its users do.  A producer and a consumer thread pass every
+ * item through the ring, and the consumer checks each one through the
+ * pointer it consumed (under ThreadSanitizer this checks smp_wmb() too).
+ * Unconsume, resize and zero-size rings are checked entry by entry.  A case
+ * that makes no progress for STALL_SEC seconds fails the run.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "../../../virtio/ringtest/ptr_ring_shim.h"
+
+#define MAX_SIZE	((long)(KMALLOC_MAX_SIZE / sizeof(void *)))
+#define STALL_SEC	10
+
+/* __ptr_ring_produce() on a zero-size ring: -EINVAL since v7.3 */
+#ifdef HAVE_PTR_RING_CHECK_PRODUCE
+#define ZERO_SIZE_ERR	(-EINVAL)
+#else
+#define ZERO_SIZE_ERR	(-ENOSPC)
+#endif
+
+static long size = 1024, count = 1000000;
+
+/* Item i is items[i], written before it is produced, never reused */
+struct item {
+	long seq;
+};
+
+static struct item *items;
+static long nitems;
+static void **batch;
+
+static const char *current_case;
+static long progress;		/* anything that moves, for the watchdog */
+static int failed;
+
+#define bump()		__atomic_fetch_add(&progress, 1, __ATOMIC_RELAXED)
+#define has_failed()	__atomic_load_n(&failed, __ATOMIC_RELAXED)
+
+static __printf(1, 2) void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_exchange_n(&failed, 1, __ATOMIC_RELAXED))
+		return;
+	va_start(ap, fmt);
+	printf("# %s: FAIL: ", current_case);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+#define expect(cond)	\
+	((cond) || (fail("line %d: expected %s\n", __LINE__, #cond), false))
+
+/* Entries destroyed by a resize or an unconsume, in the order they were */
+static long destroyed[8];
+static long ndestroyed;
+
+static void destroy(void *p)
+{
+	if (ndestroyed < (long)ARRAY_SIZE(destroyed))
+		destroyed[ndestroyed] = (struct item *)p - items;
+	ndestroyed++;
+}
+
+/* Exactly items @first, @first + @step, ... (@n of them) were destroyed */
+static bool destroyed_are(long first, long n, long step)
+{
+	long i;
+
+	if (!expect(ndestroyed == n))
+		return false;
+	for (i = 0; i < n && i < (long)ARRAY_SIZE(destroyed); i++)
+		if (!expect(destroyed[i] == first + i * step))
+			return false;
+	ndestroyed = 0;
+	return true;
+}
+
+static void *item(long seq)
+{
+	items[seq].seq = seq;
+	return &items[seq];
+}
+
+/* @p is item @seq: compare the pointer before reading through it */
+static bool is_item(void *p, long seq)
+{
+	struct item *it = p;
+
+	if (it == &items[seq] && it->seq == seq)
+		return true;
+	fail("item %ld: got %p, expected %p%s\n", seq, p, (void *)&items[seq],
+	     it == &items[seq] ? " (stale)" : "");
+	return false;
+}
+
+/* Produce items @from to @to - 1 with ptr_ring_produce(): all fit */
+static bool fill(struct ptr_ring *r, long from, long to)
+{
+	for (; from < to; from++, bump())
+		if (!expect(!ptr_ring_produce(r, item(from))))
+			return false;
+	return true;
+}
+
+/* Consume items @from to @to - 1 with ptr_ring_consume(), in order */
+static bool drain(struct ptr_ring *r, long from, long to)
+{
+	for (; from < to; from++, bump())
+		if (!is_item(ptr_ring_consume(r), from))
+			return false;
+	return true;
+}
+
+/* Two threads: how each of ptr_ring's users produces and consumes */
+enum user { TUN, VHOST_NET, PAGE_POOL, CPUMAP };
+
+struct two {
+	struct ptr_ring ring;
+	enum user user;
+};
+
+static void *producer(void *arg)
+{
+	struct two *t = arg;
+	struct ptr_ring *r = &t->ring;
+	long seq = 0, end;
+	int ret = 0;
+
+	while (seq < count && !has_failed()) {
+		switch (t->user) {
+		case TUN:
+			ret = ptr_ring_produce(r, item(seq));
+			seq += !ret;
+			break;
+		case VHOST_NET:	/* tun's XDP transmit, in batches */
+		case CPUMAP:
+			end = seq + 8 < count ? seq + 8 : count;
+			spin_lock(&r->producer_lock);
+			while (seq < end &&
+			       !(ret = __ptr_ring_produce(r, item(seq))))
+				seq++;
+			spin_unlock(&r->producer_lock);
+			break;
+		case PAGE_POOL:	/* pages returned outside softirq */
+			ret = ptr_ring_produce_bh(r, item(seq));
+			seq += !ret;
+			break;
+		}
+		if (ret && ret != -ENOSPC)
+			fail("item %ld: produce returned %d\n", seq, ret);
+		if (ret)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void *consumer(void *arg)
+{
+	struct two *t = arg;
+	struct ptr_ring *r = &t->ring;
+	long seq = 0, n, i;
+
+	while (seq < count && !has_failed()) {
+		switch (t->user) {
+		default:
+			batch[0] = ptr_ring_consume(r);
+			n = !!batch[0];
+			break;
+		case VHOST_NET:
+			n = ptr_ring_consume_batched(r, batch, 64);
+			break;
+		case PAGE_POOL:	/* NAPI: no lock, one at a time */
+			for (n = 0; n < 64 && !__ptr_ring_empty(r); n++)
+				batch[n] = __ptr_ring_consume(r);
+			break;
+		case CPUMAP:	/* its kthread: no lock, in batches */
+			n = __ptr_ring_empty(r) ? 0 :
+			    __ptr_ring_consume_batched(r, batch, 8);
+			break;
+		}
+		for (i = 0; i < n; i++, seq++)
+			if (!is_item(batch[i], seq))
+				return NULL;
+		__atomic_store_n(&progress, seq, __ATOMIC_RELAXED);
+		if (!n)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void two_threads(enum user user)
+{
+	struct two t = { .user = user };
+	pthread_t tid[2];
+
+	if (!expect(!ptr_ring_init(&t.ring, size, GFP_KERNEL)))
+		return;
+	if (pthread_create(&tid[0], NULL, producer, &t) ||
+	    pthread_create(&tid[1], NULL, consumer, &t))
+		ksft_exit_fail_msg("pthread_create failed\n");
+	pthread_join(tid[0], NULL);
+	pthread_join(tid[1], NULL);
+	if (!has_failed())
+		expect(ptr_ring_empty(&t.ring));
+	ptr_ring_cleanup(&t.ring, NULL);
+}
+
+static void tun(void)		{ two_threads(TUN); }
+static void vhost_net(void)	{ two_threads(VHOST_NET); }
+static void page_pool(void)	{ two_threads(PAGE_POOL); }
+static void cpumap(void)	{ two_threads(CPUMAP); }
+
+/*
+ * vhost-net gives back what it consumed but could not use.  All fit; some
+ * no longer fit (the producer reused the slots the consumer had zeroed):
+ * the oldest are destroyed; the consumer had wrapped to index 0.
+ */
+static void unconsume(void)
+{
+	long n = size, k = n / 2 ? n / 2 : 1, b, m;
+	struct ptr_ring ring, *r = &ring;
+
+	if (!expect(!ptr_ring_init(r, n, GFP_KERNEL)))
+		return;
+	b = r->batch + r->batch / 2 + 1 < n ? r->batch + r->batch / 2 + 1 : n;
+	if (fill(r, 0, k) &&
+	    expect(ptr_ring_consume_batched(r, batch, k) == k)) {
+		ptr_ring_unconsume(r, batch, k, destroy);
+		if (destroyed_are(0, 0, 1) && drain(r, 0, k))
+			expect(ptr_ring_empty(r));
+	}
+	ptr_ring_cleanup(r, NULL);
+
+	if (has_failed() || !expect(!ptr_ring_init(r, n, GFP_KERNEL)))
+		return;
+	if (fill(r, 0, n) &&
+	    expect(ptr_ring_consume_batched(r, batch, b) == b)) {
+		for (m = 0; !ptr_ring_produce(r, item(n + m)); m++)
+			;
+		ksft_print_msg("%s: %ld back, %ld reused, r->batch %d\n",
+			       __func__, b, m, r->batch);
+		ptr_ring_unconsume(r, batch, b, destroy);
+		if (expect(m > 0 && m <= b) && destroyed_are(m - 1, m, -1) &&
+		    drain(r, m, n + m))
+			expect(ptr_ring_empty(r));
+	}
+	ptr_ring_cleanup(r, NULL);
+
+	if (has_failed() || !expect(!ptr_ring_init(r, n, GFP_KERNEL)))
+		return;
+	k = n < 3 ? n : 3;
+	if (fill(r, 0, n) && drain(r, 0, n)) {
+		for (m = 0; m < k; m++)
+			batch[m] = &items[n - k + m];
+		ptr_ring_unconsume(r, batch, k, destroy);
+		if (destroyed_are(0, 0, 1) && drain(r, n - k, n))
+			expect(ptr_ring_empty(r));
+	}
+	ptr_ring_cleanup(r, NULL);
+}
+
+/*
+ * tun resizes its rings: shrink a full, wrapped ring (the newest entries
+ * are destroyed), grow it up to the cap, fill it, shrink it again with
+ * ptr_ring_resize_multiple_bh(); above the cap a resize fails, keeping the
+ * ring as it was.
+ */
+static void resize(void)
+{
+	long n = size, c = n / 4, s = (n + 1) / 2, next = n + c;
+	long g = 2 * n < MAX_SIZE ? 2 * n : MAX_SIZE;
+	struct ptr_ring ring, *r = &ring, *rings[] = { r };
+
+	if (!expect(!ptr_ring_init(r, n, GFP_KERNEL)))
+		return;
+	ndestroyed = 0;
+	if (fill(r, 0, n) && drain(r, 0, c) && fill(r, n, n + c) &&
+	    expect(!ptr_ring_resize(r, s, GFP_KERNEL, destroy)) &&
+	    destroyed_are(c + s, n - s, 1) && expect(ptr_ring_full(r)) &&
+	    expect(!ptr_ring_resize(r, g, GFP_KERNEL, destroy)) &&
+	    destroyed_are(0, 0, 1) && fill(r, next, next + g - s) &&
+	    expect(ptr_ring_resize(r, MAX_SIZE + 1, GFP_KERNEL, destroy) ==
+		   -ENOMEM) &&
+	    expect(ptr_ring_full(r)) &&
+	    expect(!ptr_ring_resize_multiple_bh(rings, 1, n, GFP_KERNEL,
+						destroy)) &&
+	    destroyed_are(next + n - s, g - n, 1) && drain(r, c, c + s) &&
+	    drain(r, next, next + n - s))
+		expect(ptr_ring_empty(r));
+	ptr_ring_cleanup(r, NULL);
+	if (!has_failed())
+		expect(ptr_ring_init(r, MAX_SIZE + 1, GFP_KERNEL) == -ENOMEM);
+}
+
+/*
+ * tun creates every queue's ring with size 0 and resizes it when the
+ * device comes up: nothing can be produced, nothing is consumed.
+ */
+static void zero_size(void)
+{
+	struct ptr_ring ring, *r = &ring;
+
+	if (!expect(!ptr_ring_init(r, 0, GFP_KERNEL)))
+		return;
+	expect(ptr_ring_empty(r));
+	expect(ptr_ring_produce(r, item(0)) == ZERO_SIZE_ERR);
+#ifdef HAVE_PTR_RING_CHECK_PRODUCE
+	expect(__ptr_ring_check_produce(r) == -EINVAL);
+#endif
+	expect(!ptr_ring_consume(r));
+	expect(!ptr_ring_consume_batched(r, batch, 4));
+	batch[0] = &items[0];
+	batch[1] = &items[1];
+	ndestroyed = 0;
+	ptr_ring_unconsume(r, batch, 2, destroy);
+	if (!destroyed_are(1, 2, -1) ||
+	    !expect(!ptr_ring_resize(r, size, GFP_KERNEL, destroy)) ||
+	    !fill(r, 0, size))
+		goto out;
+	expect(ptr_ring_produce(r, item(size)) == -ENOSPC);
+#ifdef HAVE_PTR_RING_CHECK_PRODUCE
+	expect(__ptr_ring_check_produce(r) == -ENOSPC);
+#endif
+	if (expect(!ptr_ring_resize(r, 0, GFP_KERNEL, destroy)) &&
+	    destroyed_are(0, size, 1)) {
+		expect(ptr_ring_empty(r));
+		expect(ptr_ring_produce(r, item(0)) == ZERO_SIZE_ERR);
+	}
+out:
+	ptr_ring_cleanup(r, NULL);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+	{ "tun", tun }, { "vhost_net", vhost_net }, { "page_pool", page_pool },
+	{ "cpumap", cpumap }, { "unconsume", unconsume }, { "resize", resize },
+	{ "zero_size", zero_size },
+};
+
+static void *watchdog(void *arg)
+{
+	long seen = -1, still = 0, now;
+
+	for (;; sleep(1)) {
+		now = __atomic_load_n(&progress, __ATOMIC_RELAXED);
+		still = now == seen ? still + 1 : 0;
+		seen = now;
+		if (still < STALL_SEC)
+			continue;
+		printf("# %s: FAIL: no progress for %d s\n", current_case,
+		       STALL_SEC);
+		ksft_test_result_fail("%s\n", current_case);
+		ksft_exit_fail_msg("%s: stuck\n", current_case);
+	}
+	return NULL;
+}
+
+static long parse_num(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v < min || v > max) {
+		fprintf(stderr, "--%s: '%s' is not a number from %ld to %ld\n",
+			opt, s, min, max);
+		exit(KSFT_FAIL);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", 1, NULL, 's' }, { "count", 1, NULL, 'n' },
+		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	pthread_t tid;
+	size_t i;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "s:n:h", opts, NULL)) != -1) {
+		if (opt == 's') {
+			size = parse_num("size", optarg, 1, MAX_SIZE);
+		} else if (opt == 'n') {
+			count = parse_num("count", optarg, 1, 100000000);
+		} else {
+			printf("Usage: %s [-s|--size N] [-n|--count N]\n",
+			       argv[0]);
+			exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
+		}
+	}
+	nitems = count > 4 * size ? count : 4 * size;
+	items = malloc(nitems * sizeof(*items));
+	batch = calloc(size > 64 ? size : 64, sizeof(*batch));
+	if (!items || !batch)
+		ksft_exit_fail_msg("out of memory\n");
+
+	ksft_print_header();
+	ksft_set_plan(ARRAY_SIZE(cases));
+	ksft_print_msg("size %ld count %ld\n", size, count);
+	current_case = cases[0].name;
+	if (pthread_create(&tid, NULL, watchdog, NULL))
+		ksft_exit_fail_msg("pthread_create failed\n");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		current_case = cases[i].name;
+		failed = 0;
+		bump();
+		cases[i].fn();
+		ksft_test_result(!failed, "%s\n", cases[i].name);
+	}
+	ksft_finished();
+}
