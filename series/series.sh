@@ -357,16 +357,25 @@ cmd_export()
 }
 
 # undone DIR FIRST LAST: the lines that a patch FIRST..LAST removes or
-# rewrites which an earlier patch of FIRST..LAST added.
+# rewrites which an earlier patch of FIRST..LAST added. A line a patch
+# moves (removes, and adds as it was, in another place) is no removal,
+# and it keeps the patch that added it (blame -C follows it).
 undone()
 {
-	local dir=$1 first=$2 last=$3 c i=0 f a n
+	local dir=$1 first=$2 last=$3 c i=0 f a n moved line
 	local -A num
 
+	moved=$(mktemp)
 	for c in $(git -C "$dir" rev-list --reverse "$first^..$last"); do
 		i=$((i + 1))
 		num[$c]=$i
 		[ "$i" -gt 1 ] || continue
+		git -C "$dir" diff -U0 --no-color "$c^" "$c" |
+			sed -n 's/^+\([^+]\|$\)/\1/p' | sort -u >"$moved"
+		# What this patch removes, for a later patch to tell the
+		# lines it moved (removed, then added as they were)
+		git -C "$dir" diff -U0 --no-color "$c^" "$c" |
+			sed -n 's/^-\([^-]\|$\)/\1/p' | sort -u >"$moved.$i"
 		git -C "$dir" diff -U0 --no-color "$c^" "$c" | awk '
 			/^--- a\// { f = substr($0, 7) }
 			/^--- \/dev\/null/ { f = "" }
@@ -375,14 +384,19 @@ undone()
 				a = substr(r[1], 2); n = (2 in r) ? r[2] : 1
 				if (n > 0) print f, a, n
 			}' | while read -r f a n; do
-			git -C "$dir" blame -l -s -L "$a,+$n" "$c^" -- "$f" |
+			git -C "$dir" blame -M5 -C5 -C5 -l -s -L "$a,+$n" "$c^" -- "$f" |
 				while read -r sha rest; do
 					[ -n "${num[$sha]:-}" ] || continue
+					line=${rest#*)}
+					line=${line# }
+					grep -Fxq -- "$line" "$moved" && continue
+					grep -Fxqs -- "$line" "$moved.${num[$sha]}" && continue
 					printf 'patch %d removes or rewrites a line patch %d added: %s:%s\n' \
 						"$i" "${num[$sha]}" "$f" "$rest"
 				done
 		done
 	done
+	rm -f "$moved" "$moved".*
 }
 
 cmd_check()
