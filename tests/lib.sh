@@ -183,21 +183,21 @@ pinned_source()
 		sed "s|^|$VMTEST_CACHE/src/|"
 }
 
-# overlay_ptr_ring KSRC DIR: DIR becomes a tree of symlinks into KSRC whose
-# tools/testing/selftests/ptr_ring is this repository's, and whose
-# tools/virtio/ringtest has this repository's files on top of KSRC's
-# (KSRC stays as is).
+# overlay_ptr_ring KSRC DIR [SRC]: DIR becomes a tree of symlinks into
+# KSRC whose tools/testing/selftests/ptr_ring is SRC's (default: this
+# repository's), and whose tools/virtio/ringtest has SRC's files on top
+# of KSRC's (KSRC and SRC stay as they are); DIR/out is for builds.
 overlay_ptr_ring()
 {
-	local ksrc=$1 dir=$2 sel=$2/tools/testing/selftests entry
-	local rt=$2/tools/virtio/ringtest
+	local ksrc=$1 dir=$2 src=${3:-$REPO} sel=$2/tools/testing/selftests
+	local rt=$2/tools/virtio/ringtest entry
 
-	mkdir -p "$sel/ptr_ring" "$rt" || return 1
+	mkdir -p "$sel/ptr_ring" "$rt" "$dir/out" || return 1
 	for entry in "$ksrc"/tools/virtio/ringtest/*; do
-		[ -e "$REPO/tools/virtio/ringtest/${entry##*/}" ] ||
+		[ -e "$src/tools/virtio/ringtest/${entry##*/}" ] ||
 			ln -s "$entry" "$rt/" || return 1
 	done
-	for entry in "$REPO"/tools/virtio/ringtest/*; do
+	for entry in "$src"/tools/virtio/ringtest/*; do
 		ln -s "$entry" "$rt/" || return 1
 	done
 	for entry in include scripts Makefile; do
@@ -206,8 +206,8 @@ overlay_ptr_ring()
 	for entry in "$ksrc"/tools/testing/selftests/*; do
 		[ "${entry##*/}" = ptr_ring ] || ln -s "$entry" "$sel/" || return 1
 	done
-	for entry in "$REPO"/tools/testing/selftests/ptr_ring/* \
-		     "$REPO"/tools/testing/selftests/ptr_ring/.gitignore; do
+	for entry in "$src"/tools/testing/selftests/ptr_ring/* \
+		     "$src"/tools/testing/selftests/ptr_ring/.gitignore; do
 		[ -e "$entry" ] || continue
 		ln -s "$entry" "$sel/ptr_ring/" || return 1
 	done

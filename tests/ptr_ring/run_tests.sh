@@ -505,7 +505,7 @@ step_builds() {
 	local w=$1 d=$tmp/step f
 
 	rm -rf "$d"
-	overlay_ptr_ring_from "$w" "$KSRC_73" "$d" || { echo "overlay"; return; }
+	overlay_ptr_ring "$KSRC_73" "$d" "$w" || { echo "overlay"; return; }
 	if grep -q '_noprof' "$w/tools/virtio/ringtest/ptr_ring.c" "$w"/tools/virtio/ringtest/ptr_ring_shim.h 2>/dev/null; then
 		{ make -s -C "$d/tools/virtio/ringtest" ptr_ring >"$d/rt.log" 2>&1 &&
 		  ! grep -q 'warning:' "$d/rt.log" &&
@@ -523,28 +523,6 @@ step_builds() {
 				echo "${f##*/}: $(grep -m3 'not ok\|FAIL' "$d/run.log")"
 		done
 	fi
-}
-
-# overlay_ptr_ring_from SRC KSRC DIR: as overlay_ptr_ring, with SRC's files.
-overlay_ptr_ring_from() {
-	local src=$1 ksrc=$2 dir=$3 e sel=$3/tools/testing/selftests rt=$3/tools/virtio/ringtest
-
-	mkdir -p "$sel/ptr_ring" "$rt" "$dir/out" || return 1
-	for e in "$ksrc"/tools/virtio/ringtest/*; do
-		[ -e "$src/tools/virtio/ringtest/${e##*/}" ] || ln -s "$e" "$rt/" || return 1
-	done
-	ln -s "$src"/tools/virtio/ringtest/* "$rt/" || return 1
-	for e in include scripts Makefile; do
-		ln -s "$ksrc/$e" "$dir/$e" || return 1
-	done
-	for e in "$ksrc"/tools/testing/selftests/*; do
-		[ "${e##*/}" = ptr_ring ] || ln -s "$e" "$sel/" || return 1
-	done
-	[ -d "$src/tools/testing/selftests/ptr_ring" ] || return 0
-	for e in "$src"/tools/testing/selftests/ptr_ring/* "$src"/tools/testing/selftests/ptr_ring/.gitignore; do
-		[ -e "$e" ] && { ln -s "$e" "$sel/ptr_ring/" || return 1; }
-	done
-	return 0
 }
 
 # Instructions per item outside the waits (callgrind, --toggle-collect):
