@@ -285,10 +285,10 @@ sys.exit(bad > 0)
 PY
 }
 
-# interrupt WHOM SIG PID: SIG to PID's process group (WHOM: group, as a
+# signal_wait WHOM SIG PID: SIG to PID's process group (WHOM: group, as a
 # terminal's Ctrl-C) or to PID alone, then wait for it: its exit code is
-# interrupt's (a child is waited for in this shell, not a subshell).
-interrupt()
+# signal_wait's (a child is waited for in this shell, not a subshell).
+signal_wait()
 {
 	if [ "$1" = group ]; then
 		kill "-$2" -- "-$3"

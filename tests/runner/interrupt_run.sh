@@ -50,7 +50,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$TESTS_DIR/run.sh" sleepy second \
 		sleep 0.1
 	done
 	start=$SECONDS
-	interrupt "$whom" "$sig" "$pid"
+	signal_wait "$whom" "$sig" "$pid"
 	rc=$?
 	check "run.sh, $name: exit $want (got $rc) within 5 s" \
 		test "$rc" -eq "$want" -a $((SECONDS - start)) -le 5

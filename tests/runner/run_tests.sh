@@ -102,7 +102,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$STAGE" "$what" "$work/$name" \
 	pid=$!
 	sleep 3
 	start=$SECONDS
-	interrupt "$whom" "$sig" "$pid"
+	signal_wait "$whom" "$sig" "$pid"
 	rc=$?
 	check "$name: stops within 5 s, exit $rc" \
 		test $((SECONDS - start)) -le 5 -a "$rc" -ge 128
