@@ -37,7 +37,6 @@ need_tools "pylint pylint"
 KSRC=${KSRC:-$(pinned_source)}
 BENCH=$REPO/ab
 CMP=$BENCH/bench_compare.py
-PTR_RING=$REPO/tools/testing/selftests/ptr_ring
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/compare_tests.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -531,8 +530,6 @@ test_style()
 			"$ckp" --strict --quiet --no-tree -f "$CMP"
 		check "checkpatch --strict bench_stats.py" \
 			"$ckp" --strict --quiet --no-tree -f "$BENCH/bench_stats.py"
-		check "checkpatch --strict ptr_ring_test.c" \
-			"$ckp" --strict --quiet --no-tree -f "$PTR_RING/ptr_ring_test.c"
 	fi
 }
 
