@@ -110,19 +110,19 @@ stop()
 }
 trap stop INT TERM
 
+# patch_input PATCH: the patch, or a directory's format-patch files
+patch_input()
+{
+	if [ -d "$1" ]; then cat "$1"/[0-9]*.patch; else cat "$1"; fi
+}
+
 # patch_paths PATCH...: the paths the patches touch
 patch_paths()
 {
 	local p
 
-	for p in "$@"; do
-		if [ -d "$p" ]; then cat "$p"/*.patch; else cat "$p"; fi
-	done | sed -n 's|^+++ b/\([^	 ]*\).*|\1|p' | sort -u
-}
-
-patch_input()
-{
-	if [ -d "$1" ]; then cat "$1"/[0-9]*.patch; else cat "$1"; fi
+	for p in "$@"; do patch_input "$p"; done |
+		sed -n 's|^+++ b/\([^	 ]*\).*|\1|p' | sort -u
 }
 
 # restore_tree TREE: the files patch replaced back to their own inodes
