@@ -101,8 +101,12 @@ nipa_build()
 	rm -rf "$tmp"
 }
 
+# The runner's make_config, which makes a target's .config
+# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/kbuild.sh
+. "$REPO/vmtest/lib/kbuild.sh"
+
 # profile_config TREE: the distro profile's .config made as the runner
-# makes it (tinyconfig, then the fragments), built no further: every
+# makes it (its make_config), built no further: every
 # option distro.config names is there (the runner refuses a kernel
 # otherwise); what still differs from Debian's config is in its header.
 profile_config()
@@ -111,11 +115,10 @@ profile_config()
 
 	cfg=$(mktemp -d)
 	f=$REPO/vmtest/config
-	if ! { make -C "$tree" O="$cfg" tinyconfig &&
-	       "$tree/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" \
-		"$f/vm.config" "$f/x86_64.config" "$f/distro.config" \
-		"$tree/tools/testing/selftests/net/bench/config" &&
-	       make -C "$tree" O="$cfg" olddefconfig; } >"$OUT/module-profile.log" 2>&1; then
+	if ! make_config "$tree" "$cfg" ARCH=x86_64 "$f/vm.config" \
+		"$f/x86_64.config" "$f/distro.config" \
+		"$tree/tools/testing/selftests/net/bench/config" \
+		>"$OUT/module-profile.log" 2>&1; then
 		not_ok "the distro profile's .config is made" "see $OUT/module-profile.log"
 		rm -rf "$cfg"
 		return
