@@ -370,20 +370,19 @@ undone()
 		i=$((i + 1))
 		num[$c]=$i
 		[ "$i" -gt 1 ] || continue
-		git -C "$dir" diff -U0 --no-color "$c^" "$c" |
-			sed -n 's/^+\([^+]\|$\)/\1/p' | sort -u >"$moved"
+		git -C "$dir" diff -U0 --no-color "$c^" "$c" >"$moved.diff"
+		sed -n 's/^+\([^+]\|$\)/\1/p' "$moved.diff" | sort -u >"$moved"
 		# What this patch removes, for a later patch to tell the
 		# lines it moved (removed, then added as they were)
-		git -C "$dir" diff -U0 --no-color "$c^" "$c" |
-			sed -n 's/^-\([^-]\|$\)/\1/p' | sort -u >"$moved.$i"
-		git -C "$dir" diff -U0 --no-color "$c^" "$c" | awk '
+		sed -n 's/^-\([^-]\|$\)/\1/p' "$moved.diff" | sort -u >"$moved.$i"
+		awk '
 			/^--- a\// { f = substr($0, 7) }
 			/^--- \/dev\/null/ { f = "" }
 			/^@@ / && f != "" {
 				split($2, r, ",")
 				a = substr(r[1], 2); n = (2 in r) ? r[2] : 1
 				if (n > 0) print f, a, n
-			}' | while read -r f a n; do
+			}' "$moved.diff" | while read -r f a n; do
 			git -C "$dir" blame -M5 -C5 -C5 -l -s -L "$a,+$n" "$c^" -- "$f" |
 				while read -r sha rest; do
 					[ -n "${num[$sha]:-}" ] || continue
