@@ -72,7 +72,6 @@ static unsigned long loops = 10000000;
 module_param(loops, ulong, 0);
 MODULE_PARM_DESC(loops, "Specify loops bench will run");
 
-static int bench_cpu;		/* the CPU the tests run on */
 static bool bench_stop;		/* the loading process was killed */
 static unsigned int bench_failed;
 static struct device *bench_dma_dev;
@@ -621,6 +620,7 @@ static int run_benchmark_tests(void *arg)
 static int __init bench_page_pool_simple_module_init(void)
 {
 	struct task_struct *task;
+	unsigned int cpu;
 
 	if (verbose)
 		pr_info("Loaded\n");
@@ -632,12 +632,12 @@ static int __init bench_page_pool_simple_module_init(void)
 		return -ECHRNG;
 	}
 
-	bench_cpu = cpumask_first_and(current->cpus_ptr, cpu_online_mask);
-	task = kthread_create_on_cpu(run_benchmark_tests, NULL, bench_cpu,
+	cpu = cpumask_first_and(current->cpus_ptr, cpu_online_mask);
+	task = kthread_create_on_cpu(run_benchmark_tests, NULL, cpu,
 				     "bench_page_pool/%u");
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	pr_info("Running on CPU %d, %u elements per chunk\n", bench_cpu,
+	pr_info("Running on CPU %u, %u elements per chunk\n", cpu,
 		BENCH_CHUNK);
 	if (!IS_ENABLED(CONFIG_PAGE_POOL_STATS))
 		pr_info("Paths not checked: no CONFIG_PAGE_POOL_STATS\n");
