@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The soak tier (tests/run.sh --tier all): a debug kernel (KASAN,
-# KMEMLEAK, PROVE_LOCKING, DEBUG_OBJECTS) built from a --ksrc git tree
+# KMEMLEAK, PROVE_LOCKING, DEBUG_OBJECTS, DMA_API_DEBUG) built from a --ksrc git tree
 # that the run leaves unchanged; the benchmark's checks with DEBUG_LOADS
 # (default 100) loads and unloads in it, without a report; a module that
 # leaks memory fails the run on kmemleak's report.
@@ -42,7 +42,7 @@ before=$(snapshot)
 # after the job).
 in_guest "debug kernel" "$OUT/vm-checks-debug.log" \
 	-t current --ksrc "$ksrc" --debug -T 3000 -- \
-	bash "$TESTS_DIR/vm/bench_checks.sh" "$REPO" "${DEBUG_LOADS:-100}"
+	bash "$TESTS_DIR/vm/bench_checks.sh" "$REPO" "${DEBUG_LOADS:-100}" dma-debug
 after=$(snapshot)
 if [ "$before" = "$after" ]; then
 	ok "--ksrc leaves the tree unchanged ($(echo "$after" | head -n 1), clean)"

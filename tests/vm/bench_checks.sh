@@ -7,15 +7,18 @@
 # or a failure (never an empty pass), an already loaded module is no
 # matter, taskset does not change the cases, a killed
 # load stops at once, the module's KTAP feeds the tooling's statistics,
-# and the module loads and unloads LOADS times.
+# and the module loads and unloads LOADS times (with DMA_API_DEBUG: no
+# error and no mapping of the module's device left).
 #
-# usage: bench_checks.sh REPO [LOADS]    (default 3)
+# usage: bench_checks.sh REPO [LOADS [dma-debug]]    (LOADS default 3;
+#        dma-debug: the kernel must have DMA_API_DEBUG)
 
 repo=$1
 loads=${2:-3}
+dma_debug=${3:-}
 bench=$PWD/tools/testing/selftests/net/bench
 ko=$bench/page_pool/bench_page_pool.ko
-cmp=$repo/ab/bench_compare.py
+verdict=$repo/ab/verdict.py
 
 ok()
 {
@@ -129,17 +132,17 @@ else
 	dmesg | grep bench_page_pool | tail -n 3 | sed 's/^/#   /'
 fi
 
-# The tooling's statistics read the module's lines from the KTAP (the
-# driver keeps them as diagnostics): a JSON that validates.
-log=$(mktemp) json=$(mktemp --suffix=.json)
-"$bench/test_bench_page_pool.sh" loops=5000 run_flags=0x6 | sed -n 's/^# //p' >"$log"
-if "$cmp" --report "$log" --tests "no-softirq-page_pool01 no-softirq-page_pool02" \
-	--json "$json" | grep -q '^pass no-softirq-page_pool02 ' &&
-   "$cmp" --validate "$json" >/dev/null 2>&1; then
-	ok "ab/bench_compare.py reads the KTAP's module lines into JSON that validates"
+# The tooling's statistics read the driver's KTAP: the same run on both
+# sides is "same" on every test (ab/verdict.py, the before/after verdict).
+tap=$(mktemp)
+"$bench/test_bench_page_pool.sh" loops=5000 run_flags=0x6 >"$tap"
+if "$verdict" --base "$tap" --change "$tap" --deterministic >"$tap.v" 2>&1 &&
+   grep -q '^no-softirq-page_pool02 .* same$' "$tap.v" &&
+   ! grep -qE ' (slower|faster|unknown)' "$tap.v"; then
+	ok "ab/verdict.py reads the driver's KTAP: a run against itself is same"
 else
-	not_ok "ab/bench_compare.py reads the KTAP's module lines into JSON that validates"
-	"$cmp" --validate "$json" 2>&1 | head -n 5 | sed 's/^/#   /'
+	not_ok "ab/verdict.py reads the driver's KTAP: a run against itself is same"
+	sed 's/^/#   /' "$tap.v"
 fi
 
 # Load and unload, every test each time.
@@ -153,4 +156,21 @@ if [ "$failed" -eq 0 ]; then
 	ok "$loads loads and unloads, every test each time"
 else
 	not_ok "$loads loads and unloads: $failed failed"
+fi
+
+# DMA_API_DEBUG (the debug kernel): no error, and no mapping of the
+# module's device left after the loads (the *_dma tests map every page).
+dma=/sys/kernel/debug/dma-api
+[ -d /sys/kernel/debug/dma-api ] ||
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -f "$dma/error_count" ]; then
+	left=$(grep -c bench_page_pool "$dma/dump")
+	if [ "$(cat "$dma/error_count")" -eq 0 ] && [ "$left" -eq 0 ]; then
+		ok "DMA_API_DEBUG: no error, no mapping left after $loads loads ($(cat "$dma/nr_total_entries") entries tracked)"
+	else
+		not_ok "DMA_API_DEBUG: $(cat "$dma/error_count") errors, $left mappings left"
+		grep bench_page_pool "$dma/dump" | head -n 5 | sed 's/^/#   /'
+	fi
+elif [ -n "$dma_debug" ]; then
+	not_ok "DMA_API_DEBUG: the kernel has it ($dma)"
 fi
