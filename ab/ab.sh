@@ -10,6 +10,7 @@
 #
 # usage: ab/ab.sh --change PATCH [--change PATCH]... [options]
 #        ab/ab.sh --base-kdir DIR --change-kdir DIR [options]
+#        ab/ab.sh --ptr-ring ...  ptr_ring.h natively (ab/ptr_ring.sh --help)
 #   --change PATCH      a patch, an mbox or a directory of format-patch
 #                       files, applied with patch -p1 (repeatable, in order)
 #   --base-kdir DIR     the base kernel, built already (as vmtest.sh
@@ -33,6 +34,7 @@
 set -u
 self=$(realpath "$0")
 ab=$(dirname "$self")
+[ "${1:-}" != --ptr-ring ] || exec "$ab/ptr_ring.sh" "${@:2}"
 repo=$(dirname "$ab")
 vmtest=${AB_VMTEST:-$repo/vmtest/vmtest.sh}	# tests give a stand-in
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
@@ -48,7 +50,7 @@ die()
 
 usage()
 {
-	sed -n '3,30p' "$self" | cut -c3- >&2
+	sed -n '3,32p' "$self" | cut -c3- >&2
 	exit 2
 }
 

@@ -17,6 +17,8 @@
 #     with a message on bad input,
 #   - ab/ab.sh with a stand-in runner: alternated boots into one table,
 #     sides with different debug options or no .config refused,
+#   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
+#     one instruction slower (callgrind), an A/A pair the same,
 #   - pylint, ruff and line length on the files.
 #
 # The statistics need Debian's python3-scipy and python3-numpy for the
@@ -92,6 +94,43 @@ expect_rc "ab.sh: a side without a .config is refused, exit 2" 2 \
 expect_grep "ab.sh: ... saying it is not recorded" "$tmp/ab-nocfg.log" \
 	'\.config: not recorded'
 expect_rc "ab.sh: nothing to compare: exit 2" 2 "$tmp/ab-none.log" abrun
+rm -rf "$tmp"
+
+# ab.sh --ptr-ring (ab/ptr_ring.sh), natively on the pinned source's
+# ptr_ring.h with the project's benchmark: a patch adding one load per
+# consumed item is one instruction slower under callgrind, two identical
+# headers the same; small counts keep it quick.
+tmp=$(mktemp -d "$OUT/ab-ptr_ring.XXXXXX")
+src=$(pinned_source)
+need_tools "valgrind valgrind"
+if [ ! -d "$src" ] || ! overlay_ptr_ring "$src" "$tmp/base"; then
+	not_ok "ab.sh --ptr-ring: a base tree from the pinned source" "no $src"
+else
+	prrun()
+	{
+		env PTR_RING_CG_ITEMS=5000 "$REPO/ab/ab.sh" --ptr-ring \
+			--base-src "$tmp/base" -m single -n 1 --callgrind-runs 2 "$@" \
+			-- -n 20000 -r 1
+	}
+	expect_rc "ab.sh --ptr-ring: one load more per item: exit 0" 0 \
+		"$tmp/load.log" prrun --change "$TESTS_DIR/ab/ptr_ring-load.patch" \
+		-o "$tmp/load"
+	expect_grep "ab.sh --ptr-ring: ... slower by one instruction per item under callgrind" \
+		"$tmp/load.log" '^single +[0-9.]+insn +[0-9.]+insn +\+(0\.9|1\.0)[0-9]* .* slower$'
+	expect_grep "ab.sh --ptr-ring: ... and a native timing row" \
+		"$tmp/load.log" '^single +[0-9.]+ns +[0-9.]+ns '
+	check "ab.sh --ptr-ring: the base tree is not written" \
+		cmp -s "$src/include/linux/ptr_ring.h" "$tmp/base/include/linux/ptr_ring.h"
+	expect_rc "ab.sh --ptr-ring: the same header on both sides: exit 0" 0 \
+		"$tmp/aa.log" prrun --change-src "$src" -o "$tmp/aa"
+	expect_grep "ab.sh --ptr-ring: ... is same under callgrind" \
+		"$tmp/aa.log" '^single +[0-9.]+insn .* same$'
+	expect_rc "ab.sh --ptr-ring: a patch that does not apply: exit 2" 2 \
+		"$tmp/bad.log" prrun --change "$TESTS_DIR/ab/fake-vmtest"
+	expect_rc "ab.sh --ptr-ring: --runs 0 and --callgrind-runs 0: exit 2" 2 \
+		"$tmp/none.log" "$REPO/ab/ab.sh" --ptr-ring --change-src "$src" \
+		--runs 0 --callgrind-runs 0
+fi
 rm -rf "$tmp"
 
 if awk 'length > 79 { print FILENAME ":" FNR; bad = 1 } END { exit bad }' \

@@ -1,0 +1,242 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What a change to include/linux/ptr_ring.h costs: the base's
+# ptr_ring_test (tools/testing/selftests/ptr_ring, on ringtest's shim)
+# built twice, once on each side's ptr_ring.h, so only the header
+# differs; run natively, base and change alternately (the run is the unit
+# of repetition), each run pinned as ptr_ring_test pins itself (consumer
+# on the last CPU, producer on the last but one); then, deterministic,
+# each mode under valgrind's callgrind: instructions per item outside the
+# waits (the difference of a run of 2N items and of N, over N: start-up
+# and thread creation cancel). Two tables, by ab/verdict.py.
+#
+# usage: ab/ptr_ring.sh [--base-src DIR] --change PATCH... [options]
+#        ab/ptr_ring.sh [--base-src DIR] --change-src DIR [options]
+#   --base-src DIR      the base kernel tree (default: the runner's current
+#                       tree: the pinned source with the series); the
+#                       benchmark is its own, or the runner's tree's
+#   --change PATCH      a patch, an mbox or a directory of format-patch
+#                       files, applied to a copy of the base (repeatable)
+#   --change-src DIR    the change's tree: its include/linux/ptr_ring.h
+#   -n, --runs N        native runs a side (default 5)
+#   --callgrind-runs N  callgrind runs a side (default 2; 0: none)
+#   -m, --mode LIST     ptr_ring_test's modes (default: all it has)
+#   --format F          text (default) or markdown
+#   -o, --out DIR       where the builds, the runs' KTAP and the tables go
+#                       (default: CACHE/ab/ptr_ring-DATE-PID)
+#   -- ARGS             more ptr_ring_test options for the native runs
+# Exit: 0, 1 when a run failed, 2 on bad input or a failed build, 130 when
+# interrupted.
+
+set -u
+self=$(realpath "$0")
+ab=$(dirname "$self")
+repo=$(dirname "$ab")
+cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
+CG_ITEMS=${PTR_RING_CG_ITEMS:-50000}	# the tests make it small
+
+die()
+{
+	echo "ptr_ring.sh: $*" >&2
+	exit 2
+}
+
+usage()
+{
+	sed -n '3,29p' "$self" | cut -c3- >&2
+	exit 2
+}
+
+base='' change_src='' patches=() runs=5 cg_runs=2 modes='' format=text
+out='' args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base-src) base=${2:-}; shift ;;
+	--change) [ -e "${2:-}" ] || die "--change: no such patch: ${2:-}"
+		  patches+=("$(realpath "$2")"); shift ;;
+	--change-src) change_src=${2:-}; shift ;;
+	-n | --runs) runs=${2:-}; shift ;;
+	--callgrind-runs) cg_runs=${2:-}; shift ;;
+	-m | --mode) modes=${2:-}; shift ;;
+	--format) format=${2:-}; shift ;;
+	-o | --out) out=${2:-}; shift ;;
+	-h | --help) usage ;;
+	--) shift; args=("$@"); break ;;
+	*) echo "ptr_ring.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+	shift
+done
+[[ $runs =~ ^[0-9]+$ ]] || die "--runs needs a number, not '$runs'"
+[[ $cg_runs =~ ^[0-9]+$ ]] || die "--callgrind-runs needs a number, not '$cg_runs'"
+[ "$runs" -gt 0 ] || [ "$cg_runs" -gt 0 ] || die "nothing to run: --runs and --callgrind-runs are 0"
+case $format in text | markdown) ;; *) die "--format: text or markdown" ;; esac
+if [ -n "$change_src" ] && [ ${#patches[@]} -gt 0 ]; then
+	die "--change and --change-src exclude each other"
+elif [ -z "$change_src" ] && [ ${#patches[@]} -eq 0 ]; then
+	die "nothing to compare: give --change PATCH or --change-src DIR"
+fi
+[ "$cg_runs" -eq 0 ] || command -v valgrind >/dev/null ||
+	die "valgrind is not installed (Debian package valgrind), or give --callgrind-runs 0"
+# The benchmark: the base's, or the runner's current tree's (the pinned
+# source with the series), which is also the default base.
+bench=$base
+if [ -z "$base" ] || [ ! -f "$base/tools/testing/selftests/ptr_ring/ptr_ring_test.c" ]; then
+	bench=$("$repo/vmtest/vmtest.sh" -t current --stop-after tree 2>/dev/null |
+		sed -n 's/^current .*tree=\([^ ]*\).*/\1/p')
+	[ -n "$bench" ] || die "the runner prepared no tree (vmtest/vmtest.sh -t current --stop-after tree)"
+fi
+base=${base:-$bench}
+for t in "$base" "$change_src"; do
+	[ -z "$t" ] || [ -f "$t/include/linux/ptr_ring.h" ] ||
+		die "$t: no include/linux/ptr_ring.h"
+done
+out=${out:-$cache/ab/ptr_ring-$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$out" || die "cannot make $out"
+out=$(realpath "$out")
+base=$(realpath "$base") bench=$(realpath "$bench")
+# Ctrl-C: every process of the run names $out on its command line
+trap 'trap "" INT TERM; pkill -f "$out/" 2>/dev/null; wait
+      echo "ptr_ring.sh: interrupted" >&2; exit 130' INT TERM
+
+# The change's tree: the files the patches touch, copied from the base
+# (never written through: it may be a tree of links) and patched
+if [ ${#patches[@]} -gt 0 ]; then
+	change_src=$out/change-tree
+	rm -rf "$change_src"
+	mkdir -p "$change_src" || die "cannot make $change_src"
+	for p in "${patches[@]}"; do
+		if [ -d "$p" ]; then cat "$p"/[0-9]*.patch; else cat "$p"; fi
+	done >"$out/change.patch"
+	for p in include/linux/ptr_ring.h $(sed -n 's|^+++ b/\([^	 ]*\).*|\1|p' "$out/change.patch"); do
+		[ -e "$base/$p" ] || continue
+		{ mkdir -p "$change_src/$(dirname "$p")" &&
+			cp -L "$base/$p" "$change_src/$p"; } || die "cannot copy $p"
+	done
+	patch -p1 -d "$change_src" -s -f --no-backup-if-mismatch \
+		<"$out/change.patch" >"$out/patch.log" 2>&1 ||
+		die "the patches do not apply to $base: $(tail -n 3 "$out/patch.log")"
+fi
+change_src=$(realpath "$change_src")
+cmp -s "$base/include/linux/ptr_ring.h" "$change_src/include/linux/ptr_ring.h" &&
+	echo "ptr_ring.sh: the sides' ptr_ring.h are the same: an A/A comparison"
+
+# modes_of KTAP: the modes that passed
+modes_of()
+{
+	sed -n 's/^ok [0-9]* \([a-z_]*\) # perf=.*/\1/p' "$1"
+}
+
+# overlay SIDE DIR: a tree of the benchmark and shim (real
+# directories of links: the sources' relative includes resolve inside
+# it) on SIDE's ptr_ring.h
+overlay()
+{
+	local sel=$2/tools/testing/selftests rt=$2/tools/virtio/ringtest e
+
+	mkdir -p "$sel/ptr_ring" "$rt" "$2/include/linux" || return 1
+	ln -sf "$1/include/linux/ptr_ring.h" "$2/include/linux/" || return 1
+	for e in "$bench"/tools/virtio/ringtest/*; do ln -sf "$e" "$rt/" || return 1; done
+	for e in "$bench"/tools/testing/selftests/ptr_ring/*; do
+		ln -sf "$e" "$sel/ptr_ring/" || return 1
+	done
+	for e in "$bench"/tools/testing/selftests/*; do
+		[ "${e##*/}" = ptr_ring ] || ln -sfn "$e" "$sel/" || return 1
+	done
+	ln -sfn "$bench/scripts" "$2/scripts"
+}
+
+for side in base change; do
+	src=$base
+	[ "$side" = base ] || src=$change_src
+	rm -rf "${out:?}/$side"
+	{ overlay "$src" "$out/$side" && mkdir "$out/$side/bin"; } ||
+		die "cannot lay out $out/$side"
+	make -C "$out/$side/tools/testing/selftests/ptr_ring" OUTPUT="$out/$side/bin" \
+		"$out/$side/bin/ptr_ring_test" >"$out/build-$side.log" 2>&1 ||
+		die "the $side's ptr_ring_test does not build (see $out/build-$side.log)"
+done
+
+# The modes both sides run: a short run of each, which must pass
+mode_args=()
+[ -z "$modes" ] || mode_args=(-m "$modes")
+for side in base change; do
+	"$out/$side/bin/ptr_ring_test" "${mode_args[@]}" -n 10000 -r 1 \
+		>"$out/smoke-$side.tap" 2>&1 ||
+		die "the $side's ptr_ring_test fails (see $out/smoke-$side.tap)"
+done
+[ -n "$(modes_of "$out/smoke-base.tap")" ] ||
+	die "ptr_ring_test ran no mode (see $out/smoke-base.tap)"
+
+failed=0
+SECONDS=0
+mkdir -p "$out/native" "$out/callgrind"
+for i in $(seq "$runs"); do
+	for side in base change; do
+		"$out/$side/bin/ptr_ring_test" "${mode_args[@]}" "${args[@]}" \
+			>"$out/native/$side-$i.tap" 2>&1 || failed=1
+	done
+done
+[ "$runs" -eq 0 ] || echo "ptr_ring.sh: $runs native runs a side in $SECONDS s"
+
+# ir BIN MODE N: Ir outside the waits of a run of MODE, N items a
+# repetition (-P 1: valgrind runs one thread at a time)
+ir()
+{
+	local f
+
+	f=$(mktemp "$out/callgrind/cg.XXXXXX") || return 1
+	valgrind --tool=callgrind --toggle-collect='wait_*' --collect-atstart=yes \
+		--callgrind-out-file="$f" "$1" -m "$2" -P 1 -n "$3" -r 1 \
+		>/dev/null 2>&1 &&
+		awk '/^(summary|totals):/ { print $2; exit }' "$f"
+	rm -f "$f"
+}
+
+# callgrind SIDE: KTAP of instructions per item in each mode the side's
+# short run passed; the runs of N and 2N items side by side (counts do
+# not depend on the load)
+callgrind()
+{
+	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b
+
+	for m in $(modes_of "$out/smoke-$1.tap"); do
+		k=$((k + 1))
+		ir "$bin" "$m" "$CG_ITEMS" >"$t.a" &
+		ir "$bin" "$m" $((2 * CG_ITEMS)) >"$t.b"
+		wait
+		read -r a <"$t.a" && read -r b <"$t.b" || a=''
+		if [ -n "$a" ]; then
+			# -r 1: a warm-up and one repetition, 2N items
+			awk -v k=$k -v m="$m" -v a="$a" -v b="$b" -v n="$CG_ITEMS" \
+				'BEGIN { printf "ok %d %s # perf=%.3finsn\n", k, m, (b - a) / (2 * n) }'
+		else
+			echo "not ok $k $m # callgrind failed"
+		fi
+	done
+	rm -f "$t.a" "$t.b"
+}
+
+SECONDS=0
+for i in $(seq "$cg_runs"); do
+	for side in base change; do
+		callgrind "$side" >"$out/callgrind/$side-$i.tap"
+		! grep -q '^not ok' "$out/callgrind/$side-$i.tap" || failed=1
+	done
+done
+[ "$cg_runs" -eq 0 ] || echo "ptr_ring.sh: $cg_runs callgrind runs a side in $SECONDS s"
+
+{
+	if [ "$runs" -gt 0 ]; then
+		echo "# native timings on this machine ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)), $runs alternated runs a side, ns per item"
+		"$ab/verdict.py" --base "$out"/native/base-*.tap \
+			--change "$out"/native/change-*.tap --format "$format"
+	fi
+	if [ "$cg_runs" -gt 0 ]; then
+		echo "# deterministic: callgrind, instructions per item outside the waits, $cg_runs runs a side"
+		"$ab/verdict.py" --base "$out"/callgrind/base-*.tap \
+			--change "$out"/callgrind/change-*.tap --deterministic --format "$format"
+	fi
+} | tee "$out/table.$format"
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 2
+echo "ptr_ring.sh: $out"
+exit "$failed"
