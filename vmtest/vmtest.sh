@@ -81,9 +81,14 @@ pass, skip, fail, error or interrupted, and the phase it reached.
                       PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
                       kmemleak is scanned after the tests
       --dma D         the DMA layer of the benchmark's *_dma tests: direct
-                      (default: dma-direct) or swiotlb (swiotlb=force on
+                      (default: dma-direct), swiotlb (swiotlb=force on
                       the kernel command line: every map and sync
-                      bounces); the command line is in the KTAP
+                      bounces) or iommu (x86: q35 with QEMU's VT-d,
+                      intel_iommu=on, the pages mapped for QEMU's edu
+                      PCI device by a runner-only patch of the module,
+                      vmtest/guest/dma-iommu.patch; 'current' gets
+                      vmtest/config/iommu.config); the command line is
+                      in the KTAP
       --profile P     'current' built as: tiny (default: the minimal
                       kernel) or distro (with Debian's options that
                       change the timed paths' code: static keys,
@@ -202,7 +207,9 @@ parse_args()
 		die "--mem needs a size like 2G or 1536M, not '$VM_MEM'"
 	case $VM_DMA in
 	direct | swiotlb) ;;
-	*) die "--dma must be direct or swiotlb, not '$VM_DMA'" ;;
+	iommu) [ "$HOW" = install ] || die "--dma iommu: --how install only"
+	       [[ " $TARGETS " != *" arm64 "* ]] || die "--dma iommu: x86 targets only" ;;
+	*) die "--dma must be direct, swiotlb or iommu, not '$VM_DMA'" ;;
 	esac
 	case $PROFILE in
 	tiny | distro) ;;
@@ -354,6 +361,7 @@ run_target()
 	current | arm64)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
 		[ "$PROFILE" = tiny ] || flavor=$PROFILE
+		[ "$VM_DMA" != iommu ] || flavor+=-iommu
 		# The series' patches apply to the source the lock pins.
 		fetch_current_source
 		base=$KSRC_PRISTINE
@@ -402,6 +410,11 @@ run_target()
 		"$VMTEST_LOGS/selftests.log" \
 		build_selftests "$install" "$JOB/build" "$kdir" ||
 		fail "the selftests do not build"
+	[ "$VM_DMA" != iommu ] ||
+		step "building the module for the edu device (--dma iommu)" \
+			"$VMTEST_LOGS/iommu-module.log" \
+			build_iommu_module "$install" "$kdir" ||
+		fail "the module for --dma iommu does not build"
 	[ "$GUEST_ROOT" = / ] || ensure_guest_root
 	record "kdir=$kdir" "kernel=$kernel" ${GUEST_ROOT:+"root=$GUEST_ROOT"}
 	stop_here build && return 0

@@ -5,16 +5,18 @@
 # 'config' fragments merged with scripts/kconfig/merge_config.sh.
 # shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
-# The fragments for FLAVOR (normal or debug), one path a line.
+# The fragments for FLAVOR (normal, debug or distro, each perhaps with
+# -iommu), one path a line.
 config_fragments()
 {
 	local flavor=$1 t
 
 	echo "$VMTEST_DIR/config/vm.config"
 	echo "$VMTEST_DIR/config/$KARCH.config"
-	case $flavor in
-	debug | distro) echo "$VMTEST_DIR/config/$flavor.config" ;;
+	case ${flavor%-iommu} in
+	debug | distro) echo "$VMTEST_DIR/config/${flavor%-iommu}.config" ;;
 	esac
+	[ "$flavor" = "${flavor%-iommu}" ] || echo "$VMTEST_DIR/config/iommu.config"
 	for t in $SERIES_TARGETS; do
 		[ -f "$KTREE/tools/testing/selftests/$t/config" ] &&
 			echo "$KTREE/tools/testing/selftests/$t/config"
@@ -124,6 +126,20 @@ build_kernel()
 		"$KIMAGE_TARGET" modules ||
 		fail "kernel build failed"
 	echo "$key" >"$out/.vmtest-key"
+}
+
+# build_iommu_module INSTALL KDIR: the module of INSTALL replaced by one
+# built from the run's own copy of net/bench with the runner-only patch
+# that maps the *_dma tests' pages for QEMU's edu device (--dma iommu).
+build_iommu_module()
+{
+	local src=$JOB/iommu-bench
+
+	rm -rf "$src" &&
+	cp -r "$KTREE/tools/testing/selftests/net/bench" "$src" &&
+	patch -p1 -d "$src" -s -f <"$VMTEST_DIR/guest/dma-iommu.patch" &&
+	make -C "$2" O="$2" M="$src/page_pool" modules &&
+	cp "$src/page_pool/bench_page_pool.ko" "$1/net/bench/page_pool/"
 }
 
 # build_selftests INSTALL BUILD KDIR: the series' selftests built for the

@@ -146,7 +146,7 @@ boot_vm()
 {
 	local kernel=$1 initrd=$2 job=$3 log=$3/console.log
 	local append rc elapsed=0
-	local -a qemu
+	local -a qemu machine
 
 	append="console=$VM_CONSOLE,115200 loglevel=5 printk.time=1 panic=-1"
 	[ "$VMTEST_VERBOSE" -gt 0 ] && append=${append/loglevel=5/loglevel=7}
@@ -158,11 +158,18 @@ boot_vm()
 	# The DMA layer the benchmark's *_dma tests map through: bounce
 	# buffers for every mapping and sync with swiotlb=force
 	[ "${VM_DMA:-direct}" = swiotlb ] && append+=" swiotlb=force"
+	# or through the emulated VT-d, for the edu device the module's
+	# runner-only patch maps for (q35: VT-d first, before any PCI device)
+	read -ra machine <<<"$QEMU_MACHINE"
+	if [ "${VM_DMA:-direct}" = iommu ]; then
+		append+=" intel_iommu=on"
+		machine=(-M q35 -device intel-iommu -device edu)
+	fi
 
 	# The root is the host's own, or (another architecture) the one
 	# made for the guest (GUEST_ROOT, lib/arch.sh).
 	# shellcheck disable=SC2207,SC2054,SC2206 # single words; commas are QEMU's
-	qemu=("$QEMU" $QEMU_MACHINE $(accel_opts) -nodefaults -no-reboot
+	qemu=("$QEMU" "${machine[@]}" $(accel_opts) -nodefaults -no-reboot
 		-display none -smp "$VM_CPUS" -m "$VM_MEM"
 		-chardev "stdio,id=con,signal=off,logfile=$log"
 		-serial chardev:con
