@@ -3,7 +3,7 @@
 """Before/after verdicts on benchmark KTAP: same, slower, faster or unknown.
 
   verdict.py --base RUN... --change RUN... [--format text|markdown]
-             [--deterministic] [--margin PCT] [--fail-on-slower]
+             [--deterministic] [--margin PCT] [--alpha A] [--fail-on-slower]
 
 A RUN is a KTAP file, a runner job directory or a directory of either,
 one run (boot) per file or job (see ktap.py).  Each run's mean of a test's
@@ -17,9 +17,10 @@ boot of one side then lies beyond every boot of the other by more than
 that spread) is "slower" or "faster", between the two "unknown (run
 more)".  Without a spread (one run a side) only identical counts are
 "same".  Timings: Welch's t-test on the run means, Holm-corrected over
-the table's tests, decides "slower" or "faster"; otherwise two one-sided
-Welch tests (TOST, also Holm-corrected) must show the difference inside
-+-MARGIN % of the base before it is "same"; anything else is "unknown".
+the table's tests at family-wise alpha A (0.05), decides "slower" or
+"faster"; otherwise two one-sided Welch tests (TOST, also Holm-corrected)
+must show the difference inside +-MARGIN % of the base before it is
+"same"; anything else is "unknown".
 
 Exit 0; 1 with --fail-on-slower when a test is slower; 2 on bad input.
 """
@@ -47,13 +48,13 @@ SPREADS = 3.0
 UNKNOWN = 'unknown (run more)'
 
 
-def rule(exact, margin):
+def rule(exact, margin, alpha):
     """The rule a verdict follows, for the header."""
     if exact:
         return ('deterministic: same within the boot-to-boot spread '
                 '(largest range of a side), slower/faster beyond '
                 f'{SPREADS:g} times it')
-    return (f"timing: Welch's t-test on run means, Holm alpha {ALPHA:g}; "
+    return (f"timing: Welch's t-test on run means, Holm alpha {alpha:g}; "
             f'same only if TOST shows |change| < {margin:g} % of base')
 
 
@@ -97,7 +98,7 @@ def welch(base, change, margin):
             1.0 if np.isnan(p_eq) else p_eq)
 
 
-def judge_timing(pairs, margin_pct):
+def judge_timing(pairs, margin_pct, alpha=ALPHA):
     """{name: verdict} for {name: (base samples, change samples)}."""
     verdicts, tested = {}, []
     for name, (base, change) in pairs.items():
@@ -113,10 +114,10 @@ def judge_timing(pairs, margin_pct):
     p_eq = holm([p[1] for p in pvalues])
     for i, name in enumerate(tested):
         delta = np.mean(pairs[name][1]) - np.mean(pairs[name][0])
-        if p_diff[i] < ALPHA:
+        if p_diff[i] < alpha:
             verdicts[name] = 'slower' if delta > 0 else 'faster'
         else:
-            verdicts[name] = 'same' if p_eq[i] < ALPHA else UNKNOWN
+            verdicts[name] = 'same' if p_eq[i] < alpha else UNKNOWN
     return verdicts
 
 
@@ -188,12 +189,12 @@ def common(base, change):
     return data
 
 
-def compare(base, change, deterministic, margin):
+def compare(base, change, deterministic, margin, alpha=ALPHA):
     """(rows, header, notes) of the table of BASE against CHANGE."""
     data = common(base, change)
     exact = {n: deterministic or d[2] == 'insn' for n, d in data.items()}
     verdicts = judge_timing({n: d[:2] for n, d in data.items()
-                             if not exact[n]}, margin)
+                             if not exact[n]}, margin, alpha)
     rows = []
     for name, (before, after, unit) in data.items():
         if exact[name]:
@@ -205,7 +206,8 @@ def compare(base, change, deterministic, margin):
                      if before else '-', verdicts[name]])
     rules = sorted({(d[2], exact[n]) for n, d in data.items()})
     header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
-              '; '.join(f'unit {u}, {rule(e, margin)}' for u, e in rules))
+              '; '.join(f'unit {u}, {rule(e, margin, alpha)}'
+                        for u, e in rules))
     return rows, header, (env_notes(base, change) +
                           case_notes(base, change))
 
@@ -242,9 +244,14 @@ def main(argv=None):
                     help='judge every figure as an exact count')
     parser.add_argument('--margin', type=float, default=2.0, metavar='PCT',
                     help='equivalence margin for timings (default 2)')
+    parser.add_argument('--alpha', type=float, default=ALPHA, metavar='A',
+                        help='family-wise error rate of the timing tests '
+                        f'(default {ALPHA:g})')
     parser.add_argument('--fail-on-slower', action='store_true',
                         help='exit 1 when a test is slower')
     args = parser.parse_args(argv)
+    if not 0 < args.alpha < 1:
+        parser.error('--alpha must lie between 0 and 1')
     try:
         sides = []
         for label, paths in (('base', args.base), ('change', args.change)):
@@ -254,7 +261,8 @@ def main(argv=None):
                     f'{label}: no perf= case in {" ".join(paths)}')
             sides.append(runs)
         rows, header, notes = compare(sides[0], sides[1],
-                                      args.deterministic, args.margin)
+                                      args.deterministic, args.margin,
+                                      args.alpha)
     except ktap.KtapError as err:
         print(f'verdict.py: {err}', file=sys.stderr)
         return 2

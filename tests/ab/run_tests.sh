@@ -13,8 +13,8 @@
 #     never "slower"; a shift well outside it is "slower",
 #   - raw, kselftest-wrapped, timestamped KTAP and a runner job read the
 #     same; ptr_ring's repetitions within a run are one sample,
-#   - the table, Markdown, environment notes, --fail-on-slower, and exit 2
-#     with a message on bad input,
+#   - the table, Markdown, environment notes, --fail-on-slower, --alpha,
+#     and exit 2 with a message on bad input,
 #   - ab/ab.sh with a stand-in runner: alternated boots into one table,
 #     sides with different debug options or no .config refused,
 #   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is

@@ -8,6 +8,7 @@ script, it prints "ok - NAME" or "not ok - NAME" per test.
 """
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -177,6 +178,21 @@ class Timing(Case):
         table = self.table(boots(0, scale=0.3, unit='ns'),
                            boots(1, scale=0.3, unit='ns'))
         self.assertEqual(set(table.values()), {'same'})
+
+    def test_alpha(self):
+        """--alpha 0.01: a shift at Holm's p 0.04 is "slower" no more"""
+        base = self.write('b', boots(0, scale=1, unit='ns'))
+        change = self.write('c', boots(1, {'lock': 0.4}, scale=1, unit='ns'))
+        for alpha, want in (('0.05', 'slower'), ('0.01', verdict.UNKNOWN)):
+            code, out, _ = self.cli('--base', *base, '--change', *change,
+                                    '--alpha', alpha)
+            self.assertEqual(code, 0)
+            self.assertIn(f'Holm alpha {alpha};', out)
+            self.assertRegex(out, rf'\nlock .*  {re.escape(want)}\n')
+        code, out, err = self.cli('--base', *base, '--change', *change,
+                                  '--alpha', '1.5')
+        self.assertEqual((code, out), (2, ''))
+        self.assertIn('--alpha must lie between 0 and 1', err)
 
     def test_holm(self):
         """Holm's adjustment: step-down, monotone, at most 1"""
