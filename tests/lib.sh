@@ -254,33 +254,38 @@ ensure_ruff()
 # group adds REPS): QEMU -icount, every test but cross-CPU
 # (single-threaded TCG says nothing about concurrency), fixed loops.
 # shellcheck disable=SC2034 # for the groups
-DETERMINISTIC_RUN=(-D -e FLAGS=0x7f -e LOOPS=50000 -e DETERMINISTIC=1)
+DETERMINISTIC_RUN=(-D -e FLAGS=0x7f -e LOOPS=50000)
 
-# same_counts JSON...: deterministic runs of the driver, one file a boot,
-# give each fast path the same mean instructions per element (the mean
-# bench_compare.py takes) within one instruction, the issue's bound for
+# same_counts BOOT...: deterministic runs of the driver, a boot's runs
+# BOOT-N.tap (guest.sh), give each fast path the same mean instructions
+# per element (ns under -icount shift=0; the mean of the boot's runs, as
+# ab/ktap.py takes it) within one instruction, the issue's bound for
 # repeatability. The other tests' means are reported, not asserted: the
 # page allocator's state moves the slow paths' batched work. One line a
 # test, with its mean and repetitions in every boot.
 same_counts()
 {
-	python3 - "$@" <<'PY'
-import json
+	python3 - "$REPO/ab" "$@" <<'PY'
+import glob
 import sys
 
+sys.path.insert(0, sys.argv[1])
+import ktap
+
 FAST = ('no-softirq-page_pool01', 'bh_page_pool04_napi_local')
-boots = [{t['name']: t for t in json.load(open(f, encoding='utf-8'))['tests']}
-         for f in sys.argv[1:]]
-bad = len(boots) < 2 or not boots[0]
-for name in boots[0]:
-    runs = [b.get(name) for b in boots]
-    means = [r and r['stats'] and r['stats']['cycles']['mean'] for r in runs]
+# A boot's runs in the order they ran: b-2.tap before b-10.tap
+boots = [ktap.read_run(sorted(glob.glob(b + '-*.tap'),
+                             key=lambda f: (len(f), f)), b)
+         for b in sys.argv[2:]]
+bad = len(boots) < 2 or not boots[0].perf
+for name in boots[0].perf:
+    means = [b.sample(name) if name in b.perf else None for b in boots]
     same = None not in means and max(means) - min(means) < 1
     bad += not same and name in FAST
     print(f"{name}: {'same' if same else 'DIFFERS'}: means "
           + ' '.join('-' if m is None else f'{m:.3f}' for m in means)
-          + ''.join(f"; boot {i} {[rep['cycles'] for rep in r['reps']]}"
-                    for i, r in enumerate(runs, 1) if r))
+          + ''.join(f"; boot {i} {b.perf[name][1]}"
+                    for i, b in enumerate(boots, 1) if name in b.perf))
 sys.exit(bad > 0)
 PY
 }

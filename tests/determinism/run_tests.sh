@@ -110,7 +110,7 @@ only_nops()
 }
 
 # boot KDIR STEP LOG: one deterministic boot of KDIR's kernel running the
-# tree's driver once (guest.sh STEP), leaving WORK/STEP.json. One vCPU
+# tree's driver (guest.sh STEP), leaving WORK/STEP-N.tap. One vCPU
 # (the runner's default with -D): under -icount every vCPU's instructions advance the one virtual clock
 # the TSC follows, so another CPU's work during a timed chunk counts
 # (with three vCPUs a softirq test's mean once moved by 5.8 instructions
@@ -128,40 +128,41 @@ boot()
 		ok "$3: the driver passes"
 	else
 		not_ok "$3: the driver passes" \
-			"$(grep -E '^not ok|Bail' "$WORK/$2.tap" 2>/dev/null)"
+			"$(grep -E '^not ok|Bail' "$WORK/$2"-*.tap 2>/dev/null)"
 		return 1
 	fi
 }
 
-# nop_deltas MAIN... NOP: each test's mean in the one-nop kernel's run
-# (the last file) less its mean over the kernel's runs; exit 0 when
-# no-softirq-page_pool01's lies within 0.5 and 1.5 instructions. Every
-# test that allocates runs the nop once an element (the baselines, which
-# allocate nothing, stay); the band is five times the spread of that
-# mean over six boots of the kernel (0.10), and excludes no nop and two.
+# nop_deltas MAIN... NOP: each test's mean in the one-nop kernel's boot
+# (the last; a boot: its runs BOOT-N.tap) less its mean over the kernel's
+# boots; exit 0 when no-softirq-page_pool01's lies within 0.5 and 1.5
+# instructions. Every test that allocates runs the nop once an element
+# (the baselines, which allocate nothing, stay); the band is five times
+# the spread of that mean over six boots of the kernel (0.10), and
+# excludes no nop and two.
 nop_deltas()
 {
-	python3 - "$FAST" "$@" <<'PY'
-import json
+	python3 - "$REPO/ab" "$FAST" "$@" <<'PY'
+import glob
 import sys
 
-fast, files = sys.argv[1], sys.argv[2:]
-runs = [{t['name']: t['stats'] and t['stats']['cycles']
-         for t in json.load(open(f, encoding='utf-8'))['tests']}
-        for f in files]
-nop = runs.pop()
+sys.path.insert(0, sys.argv[1])
+import ktap
+
+fast = sys.argv[2]
+boots = [ktap.read_run(glob.glob(b + '-*.tap'), b) for b in sys.argv[3:]]
+nop = boots.pop()
 deltas = {}
-for name, st in nop.items():
-    means = [r[name]['mean'] for r in runs if r.get(name)]
-    if not st or len(means) != len(runs):
-        print(f"{name}: no mean in every run")
+for name, (_, reps) in nop.perf.items():
+    if any(name not in b.perf for b in boots):
+        print(f"{name}: no mean in every boot")
         continue
-    base = sum(means) / len(means)
-    deltas[name] = st['mean'] - base
+    base = sum(b.sample(name) for b in boots) / len(boots)
+    deltas[name] = nop.sample(name) - base
     print(f"{name}: {deltas[name]:+.3f} instructions per element: "
-          f"{st['mean']:.3f} with the nop, {base:.3f} without (mean of "
-          f"{len(means)} boots; cheapest repetition "
-          f"{st['min'] - min(r[name]['min'] for r in runs):+.3f})")
+          f"{nop.sample(name):.3f} with the nop, {base:.3f} without (mean "
+          f"of {len(boots)} boots; cheapest repetition "
+          f"{min(reps) - min(min(b.perf[name][1]) for b in boots):+.3f})")
 sys.exit(not 0.5 <= deltas.get(fast, 0) <= 1.5)
 PY
 }
@@ -227,15 +228,15 @@ rm -f "$WORK"/vmlinux*.s
 for n in 1 2 3; do
 	boot "$kdir" "a$n" "boot $n" || break
 done
-if [ -f "$WORK/a3.json" ]; then
-	if same_counts "$WORK"/a[123].json >"$WORK/same.txt"; then
+if [ -f "$WORK/a3.rc" ]; then
+	if same_counts "$WORK"/a{1,2,3} >"$WORK/same.txt"; then
 		ok "the fast paths' means repeat within one instruction per element across three boots"
 	else
 		not_ok "the fast paths' means repeat within one instruction per element across three boots"
 	fi
 	sed 's/^/#   /' "$WORK/same.txt"
 	if boot "$nop_kdir" b1 "the one-nop kernel's boot"; then
-		if nop_deltas "$WORK"/a[123].json "$WORK/b1.json" \
+		if nop_deltas "$WORK"/a{1,2,3} "$WORK/b1" \
 			>"$WORK/deltas.txt"; then
 			ok "the nop raises $FAST's mean by 0.5 to 1.5 instructions per element"
 		else
