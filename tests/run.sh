@@ -9,7 +9,8 @@
 # usage: tests/run.sh [--tier quick|ci|all] [GROUP...]  (GROUPs named
 #   run whatever their tier; --help lists them)
 #   quick  no kernel is built (sources are fetched): static checks, the
-#          runner's logic with stand-ins, ptr_ring, compare
+#          runner's logic with stand-ins, ptr_ring, the before/after
+#          statistics (ab)
 #   ci     quick, then one kernel build and the guests (default; .ci/run)
 #   all    ci, then the soak tier: a debug kernel built from a --ksrc git
 #          tree, 100 module loads in it, a leaking module caught by
@@ -34,7 +35,6 @@ PLAN='static quick 900
 lay_series quick 300
 runner quick 600
 ptr_ring quick 1200
-compare quick 900
 ab quick 120
 driver quick 600
 series quick 1500

@@ -33,7 +33,7 @@ else
 	not_ok "test_bench_page_pool.sh has $n lines (at most 120)"
 fi
 expect_no_grep "the driver has no testbed modes" "$DRIVER" \
-	'BENCH_MODE|BENCH_DETERMINISTIC|bench_compare|nproc'
+	'BENCH_MODE|BENCH_DETERMINISTIC|\.py|nproc'
 
 # setup HELPERS: the fake tree under $tmp/t, with HELPERS' ktap_helpers.sh
 setup()
