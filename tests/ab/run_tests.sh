@@ -19,7 +19,7 @@
 #     sides with different debug options or no .config refused,
 #   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
 #     one instruction slower (callgrind), an A/A pair the same,
-#   - pylint, ruff and line length on the files.
+#   - pylint, ruff, checkpatch --strict and line length on the files.
 #
 # The statistics need Debian's python3-scipy and python3-numpy for the
 # system's python3; they are installed with apt-get when missing.
@@ -29,6 +29,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
+need_tools "pylint pylint"
 PY=/usr/bin/python3
 FILES=("$REPO/ab/ktap.py" "$REPO/ab/verdict.py" "$TESTS_DIR/ab/test_verdict.py")
 
@@ -152,6 +153,14 @@ if ensure_ruff; then
 else
 	not_ok "ruff is available (from Debian's newer suites)" \
 		"see $OUT/ruff-download.log"
+fi
+# The kernel source that tests/static fetches, when there
+ckp=$(pinned_source)/scripts/checkpatch.pl
+if [ -x "$ckp" ]; then
+	check "ktap.py, verdict.py, test_verdict.py: checkpatch --strict" \
+		"$ckp" --strict --quiet --no-tree -f "${FILES[@]}"
+else
+	echo "# no $ckp, checkpatch not run"
 fi
 
 tests_done ab
