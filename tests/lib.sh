@@ -170,7 +170,7 @@ in_guest()
 # matches GLOB, e.g. 'linux-source-6.12-*'; empty when there is none.
 runner_source()
 {
-	find "$VMTEST_CACHE/src" -maxdepth 1 -type d -name "$1" 2>/dev/null |
+	find "$VMTEST_CACHE/src/" -maxdepth 1 -type d -name "$1" 2>/dev/null |
 		sort -V | tail -n 1
 }
 
