@@ -272,4 +272,21 @@ check "guest: an unknown way to run: 1" \
 	test "$("$REPO/vmtest/guest/selftests.sh" sideways "$REPO" x "$work/g" \
 		"$work/g" >/dev/null 2>&1; echo $?)" = 1
 
+# --dma: swiotlb=force, or q35 with VT-d first and the edu device and
+# intel_iommu=on; the runner-only patch applies to the series' module.
+stage dma-swiotlb boot FAKE_BOOTS=pass VM_DMA=swiotlb >/dev/null
+check "--dma swiotlb: swiotlb=force on the command line" \
+	grep -q -- 'swiotlb=force' "$work/dma-swiotlb/qemu.args"
+stage dma-iommu boot FAKE_BOOTS=pass VM_DMA=iommu >/dev/null
+check "--dma iommu: q35, intel-iommu before any PCI device, the edu device" \
+	grep -q -- '^-M q35 -device intel-iommu -device edu ' "$work/dma-iommu/qemu.args"
+check "--dma iommu: intel_iommu=on on the command line" \
+	grep -q -- 'intel_iommu=on' "$work/dma-iommu/qemu.args"
+check "--dma iommu: the runner-only patch applies to the series' module" \
+	patch -p1 --dry-run -s -f -d "$REPO/tools/testing/selftests/net/bench" \
+	-i "$REPO/vmtest/guest/dma-iommu.patch"
+expect_rc "--dma sideways: exit 2" 2 "$work/dma-bad.log" \
+	"$REPO/vmtest/vmtest.sh" --dma sideways
+expect_grep "... naming the choices" "$work/dma-bad.log" 'direct, swiotlb or iommu'
+
 tests_done runner
