@@ -36,6 +36,8 @@ VMTEST_SERIES=$(dirname "$VMTEST_DIR")
 . "$VMTEST_DIR/lib/initramfs.sh"
 # shellcheck source=lib/vm.sh
 . "$VMTEST_DIR/lib/vm.sh"
+# shellcheck source=lib/attribute.sh
+. "$VMTEST_DIR/lib/attribute.sh"
 
 usage()
 {
@@ -137,6 +139,7 @@ DEBUG=0
 PROFILE=tiny
 VM_DMA=direct
 DETERMINISTIC=0
+ATTRIBUTE=0
 HOW=install
 SHELL_MODE=0
 KEEP_GOING=0
@@ -165,6 +168,7 @@ parse_args()
 		--profile) PROFILE=${2:-}; shift ;;
 		--dma) VM_DMA=${2:-}; shift ;;
 		-D | --deterministic) DETERMINISTIC=1 ;;
+		--attribute) ATTRIBUTE=1 ;;
 		-p | --param) PARAMS+=("${2:-}"); shift ;;
 		-e | --env) ENVS+=("${2:-}"); shift ;;
 		--how) HOW=${2:-}; shift ;;
@@ -215,6 +219,11 @@ parse_args()
 	tiny | distro) ;;
 	*) die "--profile must be tiny or distro, not '$PROFILE'" ;;
 	esac
+	if [ "$ATTRIBUTE" -eq 1 ]; then
+		[ "$DETERMINISTIC" -eq 1 ] || die "--attribute needs -D"
+		[ "$HOW" = install ] || die "--attribute: --how install only"
+		[[ " $TARGETS " != *" arm64 "* ]] || die "--attribute: x86 targets only"
+	fi
 	[ "$PROFILE" = tiny ] || [ "$DEBUG" -eq 0 ] ||
 		die "--profile $PROFILE and --debug exclude each other"
 	if [ -n "$KSRC" ]; then
@@ -287,6 +296,7 @@ write_job()
 	{
 		echo "# Written by vmtest.sh; run by vmtest/guest/init."
 		echo "cd $(printf '%q' "$KTREE") || exit 1"
+		[ "$ATTRIBUTE" -eq 0 ] || attribute_guest "$job"
 		# Emulation is slow: kselftest's knob for that (the benchmark
 		# runs 100000 loops), unless the test environment says otherwise
 		[ "$VMTEST_ACCEL" = kvm ] && [ "$DETERMINISTIC" -eq 0 ] ||
@@ -352,6 +362,7 @@ stop_here()
 run_target()
 {
 	local target=$1 flavor=normal kernel initrd job kdir install base
+	local -a patches
 
 	PHASE=tools
 	ensure_host_tools "$TARGETS"
@@ -410,11 +421,15 @@ run_target()
 		"$VMTEST_LOGS/selftests.log" \
 		build_selftests "$install" "$JOB/build" "$kdir" ||
 		fail "the selftests do not build"
-	[ "$VM_DMA" != iommu ] ||
-		step "building the module for the edu device (--dma iommu)" \
-			"$VMTEST_LOGS/iommu-module.log" \
-			build_iommu_module "$install" "$kdir" ||
-		fail "the module for --dma iommu does not build"
+	patches=()
+	[ "$VM_DMA" != iommu ] || patches+=("$VMTEST_DIR/guest/dma-iommu.patch")
+	[ "$ATTRIBUTE" -eq 0 ] || patches+=("$VMTEST_DIR/guest/insn-markers.patch")
+	[ ${#patches[@]} -eq 0 ] ||
+		step "building the module with the runner's patches (${patches[*]##*/})" \
+			"$VMTEST_LOGS/module-copy.log" \
+			build_module_copy "$install" "$kdir" "${patches[@]}" ||
+		fail "the module with the runner's patches does not build"
+	[ "$ATTRIBUTE" -eq 0 ] || ensure_insn_plugin
 	[ "$GUEST_ROOT" = / ] || ensure_guest_root
 	record "kdir=$kdir" "kernel=$kernel" ${GUEST_ROOT:+"root=$GUEST_ROOT"}
 	stop_here build && return 0
@@ -430,7 +445,11 @@ run_target()
 	[ "$DETERMINISTIC" -eq 1 ] || choose_accel "$kernel"
 	write_job "$job" "$kdir" "$flavor" "$install"
 	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $KARCH, $VM_CPUS vCPUs, $VM_MEM)"
-	run_vm "$kernel" "$initrd" "$job"
+	run_vm "$kernel" "$initrd" "$job" || return
+	[ "$ATTRIBUTE" -eq 0 ] && return
+	python3 "$VMTEST_DIR/lib/insn_profile.py" "$job" >"$job/insn-profile.txt" ||
+		{ msg "--attribute: see $job/insn-profile.txt"; return 1; }
+	msg "$target: instructions per test and function in $job/insn-profile.txt"
 }
 
 # The run of one target owns a job directory, made before anything else:

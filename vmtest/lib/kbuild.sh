@@ -128,18 +128,21 @@ build_kernel()
 	echo "$key" >"$out/.vmtest-key"
 }
 
-# build_iommu_module INSTALL KDIR: the module of INSTALL replaced by one
-# built from the run's own copy of net/bench with the runner-only patch
-# that maps the *_dma tests' pages for QEMU's edu device (--dma iommu).
-build_iommu_module()
+# build_module_copy INSTALL KDIR PATCH...: the module of INSTALL replaced
+# by one built from the run's own copy of net/bench with the runner-only
+# PATCHes (--dma iommu's device, --attribute's marks), never posted.
+build_module_copy()
 {
-	local src=$JOB/iommu-bench
+	local install=$1 kdir=$2 src=$JOB/module-copy p
 
+	shift 2
 	rm -rf "$src" &&
-	cp -r "$KTREE/tools/testing/selftests/net/bench" "$src" &&
-	patch -p1 -d "$src" -s -f <"$VMTEST_DIR/guest/dma-iommu.patch" &&
-	make -C "$2" O="$2" M="$src/page_pool" modules &&
-	cp "$src/page_pool/bench_page_pool.ko" "$1/net/bench/page_pool/"
+	cp -r "$KTREE/tools/testing/selftests/net/bench" "$src" || return 1
+	for p in "$@"; do
+		patch -p1 -d "$src" -s -f <"$p" || return 1
+	done
+	make -C "$kdir" O="$kdir" M="$src/page_pool" modules &&
+	cp "$src/page_pool/bench_page_pool.ko" "$install/net/bench/page_pool/"
 }
 
 # build_selftests INSTALL BUILD KDIR: the series' selftests built for the

@@ -177,6 +177,7 @@ boot_vm()
 		-device virtio-9p-pci,fsdev=root,mount_tag=root
 		-fsdev "local,id=work,path=$VMTEST_CACHE,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=work,mount_tag=work
+		${INSN_PLUGIN:+-plugin "$INSN_PLUGIN,out=$job/insn.raw"}
 		-kernel "$kernel" -initrd "$initrd"
 		# After "--": init's arguments, not the kernel's parameters, so
 		# that the benchmarks' record of the command line is the same

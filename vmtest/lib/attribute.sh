@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+# vmtest.sh --attribute: where a deterministic run's instructions go. The
+# QEMU plugin vmtest/plugin/insn_count.c, built against the plugin header
+# of Debian's source of the QEMU installed (fetched into the cache with a
+# private deb-src list, the machine's apt setup untouched), counts each
+# block's instructions inside the timed chunks the module's runner-only
+# patch marks; the guest records the kernel's symbols and the module's
+# section addresses; vmtest/lib/insn_profile.py names the blocks after.
+# shellcheck shell=bash disable=SC2034 # sets INSN_PLUGIN for vmtest.sh
+
+# qemu_plugin_header: the path of qemu-plugin.h from Debian's source of
+# the installed qemu-system-x86 (cached by version)
+qemu_plugin_header()
+{
+	local ver d h up
+	local -a opts
+
+	ver=$(dpkg-query -W -f '${source:Version}' qemu-system-x86 2>/dev/null) ||
+		die "--attribute: qemu-system-x86 is not installed"
+	d=$VMTEST_CACHE/qemu-src
+	h=$d/$ver/qemu-plugin.h
+	[ -f "$h" ] && { echo "$h"; return 0; }
+	mkdir -p "$d/etc" "$d/lists/partial" "$d/cache/archives/partial" "$d/$ver" ||
+		die "cannot make $d"
+	sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/*.sources \
+		>"$d/etc/src.sources" 2>/dev/null
+	[ -s "$d/etc/src.sources" ] || die "--attribute: no Debian source in /etc/apt/sources.list.d"
+	opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$d/etc"
+	      -o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache"
+	      -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+	# shellcheck disable=SC2016 # expanded by sh -c
+	(cd "$d" && step "fetching Debian's qemu $ver source" \
+		"$VMTEST_LOGS/qemu-src.log" \
+		sh -c 'apt-get "$@" update && apt-get "$@" source --download-only "qemu=$0"' \
+		"$ver" "${opts[@]}") || die "cannot fetch Debian's qemu $ver source"
+	up=${ver#*:}
+	tar -xaf "$d/qemu_${up%-*}".orig.tar.* -C "$d/$ver" --wildcards \
+		--strip-components=3 '*/include/qemu/qemu-plugin.h' ||
+		die "no qemu-plugin.h in Debian's qemu $ver source"
+	echo "$h"
+}
+
+# ensure_insn_plugin: INSN_PLUGIN, the plugin built (cached by its source
+# and header)
+ensure_insn_plugin()
+{
+	local h src=$VMTEST_DIR/plugin/insn_count.c key
+
+	h=$(qemu_plugin_header) || exit 2
+	key=$(cat "$src" "$h" | hash_of)
+	INSN_PLUGIN=$VMTEST_CACHE/plugin/insn_count-$key.so
+	[ -f "$INSN_PLUGIN" ] && return 0
+	mkdir -p "$VMTEST_CACHE/plugin" || die "cannot make $VMTEST_CACHE/plugin"
+	step "building the QEMU plugin $(basename "$src")" \
+		"$VMTEST_LOGS/plugin.log" \
+		cc -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC \
+		-I"$(dirname "$h")" -o "$INSN_PLUGIN.tmp" "$src" ||
+		die "the QEMU plugin does not build"
+	mv "$INSN_PLUGIN.tmp" "$INSN_PLUGIN"
+}
+
+# attribute_guest JOB: the guest's part, before the tests: the kernel's
+# symbols now (its text does not move), the module's section addresses
+# once it is loaded (a poll of sysfs, cheap next to the benchmark)
+attribute_guest()
+{
+	local job
+	job=$(printf '%q' "$1")
+	cat <<-EOF
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	cat /proc/kallsyms >$job/kallsyms
+	( s=/sys/module/bench_page_pool/sections
+	  until [ -r \$s/.text ]; do sleep 0.2; done
+	  grep . \$s/.* >$job/sections ) &
+	EOF
+}

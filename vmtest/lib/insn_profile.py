@@ -1,0 +1,219 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Where a deterministic run's instructions go, per test and function.
+
+  insn_profile.py JOB                     the job's table
+  insn_profile.py --base JOB... --change JOB...   the functions that moved
+
+A JOB is a vmtest.sh --attribute run's directory: insn.raw (the QEMU
+plugin's blocks per test, vmtest/plugin/insn_count.c), kallsyms (the
+guest kernel's symbols), sections (the module's section addresses while
+it was loaded), the module it loaded (install/.../bench_page_pool.ko) and
+its KTAP, whose "Type:" lines name the tests in the order they printed
+and say how many elements each timed.  A block counts for the symbol at
+or below its start; calls are the executions of blocks that start a
+symbol.  Counts are per element; the check says which tests lack the
+functions their path needs (the path fingerprint).
+"""
+
+import argparse
+import bisect
+import glob
+import os
+import re
+import subprocess
+import sys
+
+TYPE = re.compile(r'Type:(\S+) .*invoke count:(\d+)')
+PERF = re.compile(r'^(?:# )*ok \d+ (\S+) # perf=([\d.]+)')
+# The path fingerprint: (tests, functions, least, most) calls per element,
+# summed over the functions a pattern names, that a test must make
+PP = r'page_pool0[1-3]|bh_page_pool0[2-5]'
+LOCK = r'^_raw_spin_lock(_bh)?$'
+FINGERPRINT = (
+    (PP, r'^page_pool_alloc_(pages|netmems?)$', 0.99, None),
+    (PP, r'^page_pool_put_unrefed_(netmem|page)$', 0.99, 1.01),
+    (r'page_pool01|napi_local', LOCK, None, 0.01),     # no ring
+    (r'page_pool02|ptr_ring|napi_remote', LOCK, 0.99, None),
+    (r'page_pool02|ptr_ring|napi_remote', r'^page_pool_refill_alloc_cache$',
+     0.01, None),
+    (r'page_pool03|_slow', r'^page_pool_return_(page|netmem)$', 0.99, None),
+    (r'page_pool03_dma', r'^dma_unmap_page_attrs$', 0.99, None),
+)
+MOVED = 0.05            # insn/elem: a smaller difference is not shown
+
+
+class ProfileError(Exception):
+    """A job that lacks what the profile needs."""
+
+
+def read(path):
+    """The text of PATH, or a ProfileError naming it."""
+    try:
+        with open(path, encoding='utf-8', errors='replace') as text:
+            return text.read()
+    except OSError as err:
+        raise ProfileError(f'{path}: {err.strerror}') from err
+
+
+def module_symbols(module, sections):
+    """(address, name, size) of the module's functions where it was."""
+    base = dict(line.rsplit('/', 1)[-1].split(':', 1) for line in
+                read(sections).split() if ':' in line)
+    names = {}
+    out = subprocess.run(['readelf', '-SW', module], capture_output=True,
+                         text=True, check=True).stdout
+    names.update(re.findall(r'^\s*\[\s*(\d+)\]\s+(\S+)', out,
+                            re.MULTILINE))
+    out = subprocess.run(['readelf', '-sW', module], capture_output=True,
+                         text=True, check=True).stdout
+    syms = []
+    for line in out.splitlines():
+        field = line.split()
+        if (len(field) == 8 and field[3] == 'FUNC' and
+                names.get(field[6]) in base):
+            syms.append((int(base[names[field[6]]], 16) + int(field[1], 16),
+                         field[7]))
+    return syms
+
+
+def symbols(job):
+    """Sorted (address, name) of the kernel's text and the module's."""
+    syms = []
+    for line in read(os.path.join(job, 'kallsyms')).splitlines():
+        field = line.split()
+        if len(field) >= 3 and field[1] in 'tTwW':
+            syms.append((int(field[0], 16), field[2]))
+    kos = glob.glob(os.path.join(job, 'install', '**', 'bench_page_pool.ko'),
+                    recursive=True)
+    if not kos:
+        raise ProfileError(f'{job}: no bench_page_pool.ko in install/')
+    syms += module_symbols(kos[0], os.path.join(job, 'sections'))
+    return sorted(set(syms))
+
+
+def tests_of(job):
+    """[(name, elements, figure)] in the order the tests printed."""
+    taps = sorted(glob.glob(os.path.join(job, 'ktap', '*.tap')))
+    text = ''.join(read(t) for t in taps)
+    perf = dict(m.groups() for m in map(PERF.match, text.splitlines()) if m)
+    return [(name, int(n), float(perf.get(name, 'nan')))
+            for name, n in TYPE.findall(text)]
+
+
+def add_block(funcs, syms, addrs, field):
+    """Count the plugin's block line FIELD to its symbol in FUNCS."""
+    vaddr, insns, execs = int(field[0], 16), int(field[1]), int(field[2])
+    i = bisect.bisect_right(addrs, vaddr) - 1
+    sym = syms[i][1] if i >= 0 and vaddr >= 1 << 63 else '?'
+    insn, calls = funcs.get(sym, (0, 0))
+    funcs[sym] = (insn + insns * execs,
+                  calls + (execs if i >= 0 and addrs[i] == vaddr else 0))
+
+
+def profile(job):
+    """{test: (elements, figure, named share, {symbol: (insn, calls)})},
+    per element."""
+    syms = symbols(job)
+    addrs = [a for a, _ in syms]
+    order = tests_of(job)
+    result, per = {}, None
+    for line in read(os.path.join(job, 'insn.raw')).splitlines():
+        field = line.split()
+        if field[0] == 'test':
+            if int(field[1]) > len(order):
+                raise ProfileError(f'{job}: more tests counted than printed')
+            name, elems, figure = order[int(field[1]) - 1]
+            per = result[name] = [elems, figure, 0, {}]
+            continue
+        add_block(per[3], syms, addrs, field)
+    for per in result.values():
+        total = sum(i for i, _ in per[3].values())
+        per[2] = 1 - per[3].get('?', (0, 0))[0] / total if total else 0
+        per[3] = {s: (i / per[0], c / per[0]) for s, (i, c) in per[3].items()}
+    return result
+
+
+def fingerprint(name, funcs):
+    """What the test's path lacks or has too much of, as strings."""
+    bad = []
+    for tests, pattern, least, most in FINGERPRINT:
+        if not re.search(tests, name):
+            continue
+        calls = sum(c for s, (_, c) in funcs.items() if re.search(pattern, s))
+        if (least is not None and calls < least or
+                most is not None and calls > most):
+            bad.append(f'{pattern} {calls:.3f} calls/elem, not in '
+                       f'[{least or 0}, {most or "-"}]')
+    return bad
+
+
+def table(prof, top=8):
+    """The job's table, and whether every fingerprint holds."""
+    lines, good = [], True
+    for name, (elems, figure, named, funcs) in prof.items():
+        total = sum(i for i, _ in funcs.values())
+        lacks = fingerprint(name, funcs)
+        good &= not lacks
+        lines.append(f'{name}: {total:.3f} insn/elem counted, figure '
+                     f'{figure:.3f} ({total / figure * 100:.2f} %), '
+                     f'{named * 100:.2f} % named, {elems} elements'
+                     + ''.join(f'; path: {m}' for m in lacks))
+        for sym, (insn, calls) in sorted(funcs.items(),
+                                         key=lambda kv: -kv[1][0])[:top]:
+            lines.append(f'  {sym:40} {insn:9.3f} insn/elem '
+                         f'{calls:7.3f} calls/elem')
+    return '\n'.join(lines), good
+
+
+def mean(profiles):
+    """{(test, symbol): mean insn/elem} over the jobs' profiles."""
+    sums = {}
+    for prof in profiles:
+        for name, (_, _, _, funcs) in prof.items():
+            for sym, (insn, _) in funcs.items():
+                sums[name, sym] = sums.get((name, sym), 0) + insn
+    return {k: v / len(profiles) for k, v in sums.items()}
+
+
+def moved(base, change):
+    """Per test, the symbols whose insn/elem moved, most first."""
+    before, after = mean(base), mean(change)
+    keys = set(before) | set(after)
+    lines = []
+    for test in sorted({t for t, _ in keys}):
+        diff = sorted(((after.get(k, 0) - before.get(k, 0), k[1])
+                       for k in keys if k[0] == test),
+                      key=lambda x: -abs(x[0]))
+        diff = [f'{sym} {d:+.2f}' for d, sym in diff if abs(d) >= MOVED]
+        if diff:
+            lines.append(f'{test}: ' + ', '.join(diff))
+    return '\n'.join(lines) or 'no function moved by 0.05 insn/elem or more'
+
+
+def main(argv=None):
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('job', nargs='?')
+    parser.add_argument('--base', nargs='+', metavar='JOB')
+    parser.add_argument('--change', nargs='+', metavar='JOB')
+    args = parser.parse_args(argv)
+    try:
+        if args.base and args.change:
+            print('per function, change - base, insn/elem:')
+            print(moved([profile(j) for j in args.base],
+                        [profile(j) for j in args.change]))
+            return 0
+        if not args.job:
+            parser.error('a JOB, or --base and --change')
+        text, good = table(profile(args.job))
+    except (ProfileError, subprocess.CalledProcessError, ValueError,
+            IndexError) as err:
+        print(f'insn_profile.py: {err}', file=sys.stderr)
+        return 2
+    print(text)
+    return 0 if good else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
