@@ -36,6 +36,7 @@ lay_series quick 300
 runner quick 600
 ptr_ring quick 1200
 ab quick 120
+attribute quick 300
 driver quick 600
 series quick 1500
 module ci 2400

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vmtest.sh --attribute without booting the benchmark: the QEMU plugin
+# builds from Debian's source of the installed QEMU (fetched into the
+# cache), counts a marked user program's chunks under qemu-x86_64 (what
+# runs outside them is left out), and vmtest/lib/insn_profile.py names a
+# canned job's blocks per function and element, checks each test's path
+# fingerprint (a page_pool test without its put fails), says which
+# functions moved between two jobs, and exits 2 on a job missing a file.
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+need_tools "qemu-x86_64 qemu-user" "readelf binutils"
+work=$(mktemp -d "$OUT/attribute.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+PROF=$REPO/vmtest/lib/insn_profile.py
+
+# The plugin, as the runner builds it
+plugin=$(
+	# shellcheck source=../../vmtest/lib/common.sh
+	. "$REPO/vmtest/lib/common.sh"
+	# shellcheck source=../../vmtest/lib/attribute.sh
+	. "$REPO/vmtest/lib/attribute.sh"
+	# shellcheck disable=SC2034 # read by attribute.sh
+	VMTEST_DIR=$REPO/vmtest VMTEST_LOGS=$work
+	ensure_insn_plugin >&2 && echo "$INSN_PLUGIN"
+) 2>"$work/plugin.log"
+if [ -f "$plugin" ]; then
+	ok "the plugin builds from Debian's qemu source ($(basename "$plugin"))"
+else
+	not_ok "the plugin builds from Debian's qemu source" "$(tail -n 5 "$work/plugin.log")"
+fi
+
+# Test 1: three chunks of 1000 iterations, 5000 outside; test 2: 2000
+if [ -f "$plugin" ] &&
+   cc -O1 -static -o "$work/marks" "$TESTS_DIR/attribute/marks.c" 2>"$work/cc.log"; then
+	expect_rc "the plugin runs a marked program under qemu-x86_64" 0 \
+		"$work/qemu.log" qemu-x86_64 -plugin "$plugin,out=$work/marks.raw" "$work/marks"
+	read -r t1 t2 < <(awk '$1 == "test" { t = $2; next } { s[t] += $2 * $3 }
+		END { print s[1] + 0, s[2] + 0 }' "$work/marks.raw" 2>/dev/null)
+	check "two tests counted, as printed" \
+		test "$(grep -c '^test ' "$work/marks.raw")" -eq 2
+	check "chunk instructions in the ratio of their iterations, 3000:2000 ($t1:$t2), the 5000 outside left out" \
+		awk -v a="${t1:-0}" -v b="${t2:-0}" 'BEGIN { exit !(b > 0 && a / b > 1.485 && a / b < 1.515) }'
+elif [ -f "$plugin" ]; then
+	not_ok "the marked program builds" "$(cat "$work/cc.log")"
+fi
+
+# A canned job: kernel symbols, a module (an object of two functions)
+# loaded at 0xffffffffc0000000, the plugin's blocks of one test.
+job=$work/job
+mkdir -p "$job/ktap" "$job/install/net/bench/page_pool"
+cat >"$job/kallsyms" <<'EOF'
+ffffffff81000000 T _stext
+ffffffff81001000 T page_pool_alloc_pages
+ffffffff81001100 T page_pool_put_unrefed_netmem
+ffffffff81001200 t page_pool_refill_alloc_cache
+ffffffff81001300 T _raw_spin_lock_bh
+EOF
+printf 'void time_bench_page_pool01_fast_path(void) {}\nvoid other(void) {}\n' >"$work/m.c"
+cc -c -O1 -o "$job/install/net/bench/page_pool/bench_page_pool.ko" "$work/m.c"
+echo /sys/module/bench_page_pool/sections/.text:0xffffffffc0000000 >"$job/sections"
+printf '%s\n' '# # Type:no-softirq-page_pool01 Per elem: 20 cycles(tsc) 20.000 ns (step:0) - (invoke count:100 tsc_interval:1)' \
+	'# ok 1 no-softirq-page_pool01 # perf=20.000ns' >"$job/ktap/install.tap"
+printf '%s\n' 'test 1' 'ffffffffc0000000 2 100' 'ffffffff81001000 8 100' \
+	'ffffffff81001100 10 100' 'ffffffff81001108 1 50' >"$job/insn.raw"
+expect_rc "insn_profile.py: a canned job's table, exit 0" 0 "$work/prof.log" "$PROF" "$job"
+expect_grep "... every block named, the total against the figure" "$work/prof.log" \
+	'^no-softirq-page_pool01: 20\.500 insn/elem counted, figure 20\.000 \(102\.50 %\), 100\.00 % named, 100 elements$'
+expect_grep "... a kernel function per element, its calls the blocks that start it" \
+	"$work/prof.log" '^  page_pool_put_unrefed_netmem +10\.500 insn/elem +1\.000 calls/elem$'
+expect_grep "... a module function at its loaded address" "$work/prof.log" \
+	'^  time_bench_page_pool01_fast_path +2\.000 insn/elem'
+
+cp -r "$job" "$work/lacks"
+sed -i '/^ffffffff81001100 /d' "$work/lacks/insn.raw"
+expect_rc "insn_profile.py: a page_pool test that never puts its pages: exit 1" 1 \
+	"$work/lacks.log" "$PROF" "$work/lacks"
+expect_grep "... naming what its path lacks" "$work/lacks.log" \
+	'path: \^page_pool_put_unrefed_\(netmem\|page\)\$ 0\.000 calls/elem'
+expect_rc "insn_profile.py --base --change: exit 0" 0 "$work/moved.log" \
+	"$PROF" --base "$job" --change "$work/lacks"
+expect_grep "... the function that moved, per element" "$work/moved.log" \
+	'^no-softirq-page_pool01: page_pool_put_unrefed_netmem -10\.00$'
+rm "$work/lacks/kallsyms"
+expect_rc "insn_profile.py: a job without kallsyms: exit 2" 2 "$work/bad.log" \
+	"$PROF" "$work/lacks"
+expect_grep "... naming the file" "$work/bad.log" 'kallsyms: No such file'
+
+if command -v pylint >/dev/null; then
+	check "insn_profile.py: pylint finds nothing" pylint --score=n "$PROF"
+fi
+if ensure_ruff; then
+	check "insn_profile.py: ruff finds nothing" ruff check --no-cache "$PROF"
+fi
+
+tests_done attribute
