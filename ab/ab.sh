@@ -19,6 +19,9 @@
 #   -j, --jobs N        boots at a time (default: the CPUs; with --timing 1)
 #   --timing            timings (KVM, else TCG emulation: labelled so)
 #                       instead of instruction counts
+#   --attribute         also per function: each boot counted by QEMU's
+#                       plugin (vmtest.sh --attribute), the functions
+#                       that moved listed under the table
 #   --profile P         the base's config: distro (default: Debian's
 #                       options that change the timed paths) or tiny
 #   --allow-config-diff compare kernels whose .config differ in options
@@ -50,12 +53,12 @@ die()
 
 usage()
 {
-	sed -n '3,32p' "$self" | cut -c3- >&2
+	sed -n '3,35p' "$self" | cut -c3- >&2
 	exit 2
 }
 
 patches=() params=() base_kdir='' change_kdir='' boots=3 jobs='' timing=0
-profile=distro allow=0 format=text out=''
+profile=distro allow=0 format=text out='' attribute=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--change) [ -e "${2:-}" ] || die "--change: no such patch: ${2:-}"
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
 	-n | --boots) boots=${2:-}; shift ;;
 	-j | --jobs) jobs=${2:-}; shift ;;
 	--timing) timing=1 ;;
+	--attribute) attribute=1 ;;
 	--profile) profile=${2:-}; shift ;;
 	--allow-config-diff) allow=1 ;;
 	-p | --param) params+=(-p "${2:-}"); shift ;;
@@ -78,6 +82,8 @@ while [ $# -gt 0 ]; do
 done
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots needs a number, not '$boots'"
 [ "$timing" -eq 0 ] || jobs=1
+[ "$timing" -eq 0 ] || [ "$attribute" -eq 0 ] ||
+	die "--attribute counts instructions: not with --timing"
 jobs=${jobs:-$(nproc)}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number, not '$jobs'"
 case $format in text | markdown) ;; *) die "--format: text or markdown" ;; esac
@@ -255,6 +261,7 @@ started()
 }
 
 mode=(-D) what='deterministic: QEMU -icount, instruction counts'
+[ "$attribute" -eq 0 ] || mode+=(--attribute)
 if [ "$timing" -eq 1 ]; then
 	mode=() what='timings: KVM where it works, else QEMU TCG emulation (not hardware figures)'
 fi
@@ -291,7 +298,10 @@ det=(--deterministic)
 [ "$timing" -eq 1 ] && det=()
 {
 	echo "# $what"
-	"$ab/verdict.py" "${sides[@]}" "${det[@]}" --format "$format"
+	"$ab/verdict.py" "${sides[@]}" "${det[@]}" --format "$format" &&
+	if [ "$attribute" -eq 1 ]; then
+		"$repo/vmtest/lib/insn_profile.py" "${sides[@]}"
+	fi
 } | tee "$out/table.$format"
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || exit "$rc"
