@@ -5,7 +5,9 @@
 # packages, built here with dpkg-deb): the image and headers are under
 # CACHE/distro, the headers work from there (their Makefile and links),
 # the initramfs gets the 9p modules from there, a second run downloads
-# nothing, and nothing is written under /boot, /lib/modules or /usr/src.
+# nothing, an image vmtest/sources.lock pins that the index lacks exits 2
+# naming the command that moves the pin, and nothing is written under
+# /boot, /lib/modules or /usr/src.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -34,10 +36,12 @@ STANDIN
 cat >"$work/bin/apt-get" <<'STANDIN'
 #!/bin/bash
 # apt-get [-o X=Y]... download PACKAGE=VERSION...: Debian's kernel
-# packages, as far as the runner uses them, built with dpkg-deb.
+# packages, as far as the runner uses them, built with dpkg-deb; update
+# does nothing.
 echo "apt-get $*" >>"$FAKE_APT_LOG"
 r=$FAKE_REL
 while [ "$1" = -o ]; do shift 2; done
+[ "$1" != update ] || exit 0
 [ "$1" = download ] || exit 100
 shift
 for p in "$@"; do
@@ -77,10 +81,11 @@ chmod +x "$work/bin/"*
 
 touch "$work/stamp"
 sleep 1
+echo "linux-image-$rel $ver" >"$work/lock"
 distro()
 {
-	env PATH="$work/bin:$PATH" "$TESTS_DIR/runner/stage.sh" distro \
-		"$work/job" >"$work/$1.log" 2>&1
+	env PATH="$work/bin:$PATH" SOURCES_LOCK="$work/lock" \
+		"$TESTS_DIR/runner/stage.sh" distro "$work/job" >"$work/$1.log" 2>&1
 }
 distro first
 root=$work/job/distro/$rel-$ver
@@ -105,6 +110,11 @@ distro second
 check "a second run downloads nothing" test ! -s "$FAKE_APT_LOG"
 check "a second run has the same kernel" \
 	grep -q "DISTRO_KERNEL=\"$root/boot/vmlinuz-$rel\"" "$work/second.log"
+echo "linux-image-6.12.1+deb12-amd64 6.12.1-1" >"$work/lock"
+distro gone
+check "a pinned image the index lacks: exit 2" test $? -eq 2
+expect_grep "... naming the index's image and update-lock.sh" "$work/gone.log" \
+	"linux-image-6.12.1\+deb12-amd64 6.12.1-1 \(pinned in .*names linux-image-${rel//+/\\+} $ver: run vmtest/update-lock.sh"
 written=$(find /boot /lib/modules /usr/src -newer "$work/stamp" 2>/dev/null)
 check "nothing was written under /boot, /lib/modules or /usr/src" \
 	test -z "$written"

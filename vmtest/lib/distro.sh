@@ -6,9 +6,6 @@
 # selftests' module builds against the headers there (KDIR).
 # shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
-# The packages that name the newest 6.12 image and headers.
-DISTRO_KERNEL_META="linux-image-6.12-amd64 linux-headers-6.12-amd64"
-
 # apt_field PACKAGE FIELD: FIELD of PACKAGE's candidate in the machine's
 # apt index.
 apt_field()
@@ -17,18 +14,28 @@ apt_field()
 		awk -v f="$2:" '$1 == f { sub(/^[^:]*: */, ""); print; exit }'
 }
 
-# distro_packages: "release version" of the 6.12 kernel the metapackages
-# name, then the packages to extract, one a line: the image, its
-# headers, and the headers' common part and kbuild tools.
-distro_packages()
+# newest_distro_image: "image version" of the 6.12 image the machine's
+# index names through the metapackage (what vmtest/update-lock.sh pins)
+newest_distro_image()
 {
-	local image rel ver dep
+	local image
 
 	image=$(apt_field linux-image-6.12-amd64 Depends | sed 's/[ ,(].*//')
-	[ -n "$image" ] || return 1
+	[ -n "$image" ] && echo "$image $(apt_field "$image" Version)"
+}
+
+# distro_packages: "release version" of the 6.12 image vmtest/sources.lock
+# pins, then the packages to extract, one a line: the image, its headers,
+# and the headers' common part and kbuild tools; nothing when the index
+# lacks that version.
+distro_packages()
+{
+	local image ver dep rel
+
+	read -r image ver < <(awk '$1 ~ /^linux-image-6\.12/ { print $1, $2 }' \
+		"$SOURCES_LOCK")
+	[ -n "$ver" ] && [ "$(apt_field "$image" Version)" = "$ver" ] || return 1
 	rel=${image#linux-image-}
-	ver=$(apt_field "$image" Version)
-	[ -n "$ver" ] || return 1
 	echo "$rel $ver"
 	echo "$image"
 	echo "linux-headers-$rel"
@@ -66,30 +73,26 @@ extract_distro_kernel()
 # ensure_distro_kernel: sets DISTRO_RELEASE, DISTRO_VERSION, DISTRO_ROOT
 # (the extracted packages), DISTRO_KERNEL (the image) and DISTRO_KDIR (its
 # headers), downloading and extracting the packages when this version is
-# not in the cache yet. Offline, the newest version extracted before is
-# used.
+# not in the cache yet (offline, the pinned version extracted before).
 ensure_distro_kernel()
 {
 	local rel ver dir
 	local -a pkgs want
 
-	mapfile -t pkgs < <(distro_packages)
-	if [ "${#pkgs[@]}" -lt 4 ] && is_root && [ "$APT_UPDATED" -eq 0 ]; then
-		apt_update
-		mapfile -t pkgs < <(distro_packages)
-	fi
-	if [ "${#pkgs[@]}" -ge 4 ]; then
-		read -r rel ver <<<"${pkgs[0]}"
-	else
-		# No index names it: the newest one extracted before.
-		dir=$(find "$VMTEST_CACHE/distro" -mindepth 1 -maxdepth 1 \
-			-name '6.12*.unpacked' 2>/dev/null | sort -V | tail -n 1)
-		[ -n "$dir" ] ||
-			die "no Debian 6.12 kernel in this machine's apt index ($DISTRO_KERNEL_META) nor in $VMTEST_CACHE/distro"
-		read -r rel ver <"$dir"
-	fi
+	read -r rel ver < <(awk '$1 ~ /^linux-image-6\.12/ {
+		sub(/^linux-image-/, "", $1); print $1, $2 }' "$SOURCES_LOCK")
+	[ -n "$ver" ] || die "no linux-image-6.12 line in $SOURCES_LOCK"
 	dir=$VMTEST_CACHE/distro/$rel-$ver
 	if [ ! -e "$dir.unpacked" ]; then
+		mapfile -t pkgs < <(distro_packages)
+		if [ "${#pkgs[@]}" -lt 4 ] && is_root && [ "$APT_UPDATED" -eq 0 ]; then
+			apt_update
+			mapfile -t pkgs < <(distro_packages)
+		fi
+		if [ "${#pkgs[@]}" -lt 4 ]; then
+			msg "error: linux-image-$rel $ver (pinned in $SOURCES_LOCK) is not in this machine's apt index, which names $(newest_distro_image || echo none): run vmtest/update-lock.sh to move the pin"
+			exit 2
+		fi
 		want=("${pkgs[@]:1}")
 		rm -rf "$dir.deb"
 		mkdir -p "$dir.deb" || die "cannot create $dir.deb"

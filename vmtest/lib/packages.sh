@@ -304,7 +304,8 @@ fetch_current_source()
 }
 
 # update_lock: the lock's lines moved to the newest version in Debian's
-# newer suites (linux-source-X.Y to the newest X.Y); a package those
+# newer suites (linux-source-X.Y to the newest X.Y; the distro target's
+# 6.12 image to the one this machine's index names); a package those
 # suites do not have stays as it is. Prints what moved.
 update_lock()
 {
@@ -317,6 +318,7 @@ update_lock()
 		case $name in
 		'' | '#'*) new="$name${ver:+ $ver}" ;;
 		linux-source-[0-9]*) new=$(newest_linux_source) ;;
+		linux-image-6.12*) new=$(newest_distro_image) || new="$name $ver" ;;
 		*) [ -z "$(newest_version "$name")" ] ||
 			new="$name $(newest_version "$name")" ;;
 		esac
