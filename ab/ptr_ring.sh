@@ -95,8 +95,8 @@ mkdir -p "$out" || die "cannot make $out"
 out=$(realpath "$out")
 base=$(realpath "$base") bench=$(realpath "$bench")
 # Ctrl-C: every process of the run names $out on its command line
-trap 'trap "" INT TERM; pkill -f "$out/" 2>/dev/null; wait
-      echo "ptr_ring.sh: interrupted" >&2; exit 130' INT TERM
+trap 'trap "" INT TERM; pgrep -f "$out/" | grep -vx $$ | xargs -r kill
+      wait; echo "ptr_ring.sh: interrupted" >&2; exit 130' INT TERM
 
 # The change's tree: the files the patches touch, copied from the base
 # (never written through: it may be a tree of links) and patched
