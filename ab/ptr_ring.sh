@@ -173,7 +173,8 @@ mkdir -p "$out/native" "$out/callgrind"
 for i in $(seq "$runs"); do
 	for side in base change; do
 		"$out/$side/bin/ptr_ring_test" "${mode_args[@]}" "${args[@]}" \
-			>"$out/native/$side-$i.tap" 2>&1 || failed=1
+			>"$out/native/$side-$i.tap" 2>&1 &
+		wait $! || failed=1
 	done
 done
 [ "$runs" -eq 0 ] || echo "ptr_ring.sh: $runs native runs a side in $SECONDS s"
@@ -201,8 +202,9 @@ callgrind()
 
 	for m in $(modes_of "$out/smoke-$1.tap"); do
 		k=$((k + 1))
+		# both in the background: a signal's trap runs within wait
 		ir "$bin" "$m" "$CG_ITEMS" >"$t.a" &
-		ir "$bin" "$m" $((2 * CG_ITEMS)) >"$t.b"
+		ir "$bin" "$m" $((2 * CG_ITEMS)) >"$t.b" &
 		wait
 		read -r a <"$t.a" && read -r b <"$t.b" || a=''
 		if [ -n "$a" ]; then

@@ -18,7 +18,8 @@
 #   - ab/ab.sh with a stand-in runner: alternated boots into one table,
 #     sides with different debug options or no .config refused,
 #   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
-#     one instruction slower (callgrind), an A/A pair the same,
+#     one instruction slower (callgrind), an A/A pair never slower or
+#     faster, SIGTERM stops it (130) and leaves no process,
 #   - pylint, ruff, checkpatch --strict and line length on the files.
 #
 # The statistics need Debian's python3-scipy and python3-numpy for the
@@ -117,17 +118,33 @@ else
 		"$tmp/load.log" prrun --change "$TESTS_DIR/ab/ptr_ring-load.patch" \
 		-o "$tmp/load"
 	expect_grep "ab.sh --ptr-ring: ... slower by one instruction per item under callgrind" \
-		"$tmp/load.log" '^single +[0-9.]+insn +[0-9.]+insn +\+(0\.9|1\.0)[0-9]* .* slower$'
+		"$tmp/load.log" '^single +[0-9.]+insn +[0-9.]+insn +\+(0\.[89]|1\.[01])[0-9]* .* slower$'
 	expect_grep "ab.sh --ptr-ring: ... and a native timing row" \
 		"$tmp/load.log" '^single +[0-9.]+ns +[0-9.]+ns '
 	check "ab.sh --ptr-ring: the base tree is not written" \
 		cmp -s "$src/include/linux/ptr_ring.h" "$tmp/base/include/linux/ptr_ring.h"
 	expect_rc "ab.sh --ptr-ring: the same header on both sides: exit 0" 0 \
 		"$tmp/aa.log" prrun --change-src "$src" -o "$tmp/aa"
-	expect_grep "ab.sh --ptr-ring: ... is same under callgrind" \
-		"$tmp/aa.log" '^single +[0-9.]+insn .* same$'
+	# callgrind's counts of ptr_ring_test vary by some 0.05 per item
+	# from run to run: two runs a side may agree more closely than that
+	expect_grep "ab.sh --ptr-ring: ... is same or unknown under callgrind, never slower or faster" \
+		"$tmp/aa.log" '^single +[0-9.]+insn .* (same|unknown \(run more\))$'
 	expect_rc "ab.sh --ptr-ring: a patch that does not apply: exit 2" 2 \
 		"$tmp/bad.log" prrun --change "$TESTS_DIR/ab/fake-vmtest"
+	# SIGTERM while callgrind runs: 130, nothing of the run left
+	PTR_RING_CG_ITEMS=5000000 "$REPO/ab/ab.sh" --ptr-ring --base-src "$tmp/base" \
+		-m single -n 0 --callgrind-runs 1 --change-src "$src" -o "$tmp/int" \
+		>"$tmp/int.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		pgrep -f "valgrind.*$tmp/int/" >/dev/null && break
+		sleep 0.1
+	done
+	signal_wait one TERM "$pid"
+	check "ab.sh --ptr-ring: SIGTERM during callgrind exits 130" test $? -eq 130
+	sleep 0.5
+	check "ab.sh --ptr-ring: ... and leaves no process of the run" \
+		test -z "$(pgrep -f "$tmp/int/")"
 	expect_rc "ab.sh --ptr-ring: --runs 0 and --callgrind-runs 0: exit 2" 2 \
 		"$tmp/none.log" "$REPO/ab/ab.sh" --ptr-ring --change-src "$src" \
 		--runs 0 --callgrind-runs 0
