@@ -79,6 +79,11 @@ pass, skip, fail, error or interrupted, and the phase it reached.
                       tick per executed instruction, so the benchmarks'
                       cycles and ns become instruction counts that
                       repeat from boot to boot (single-threaded, slower)
+      --attribute     with -D: where the instructions go, per test and
+                      function (QEMU plugin vmtest/plugin/insn_count.c,
+                      built from Debian's qemu source; the module's
+                      runner-only marks); JOB/insn-profile.txt, and a
+                      test whose functions are not its path's fails
   -d, --debug         'current' as a debug kernel (KASAN, KMEMLEAK,
                       PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
                       kmemleak is scanned after the tests
