@@ -32,7 +32,7 @@ qemu_plugin_header()
 	(cd "$d" && step "fetching Debian's qemu $ver source" \
 		"$VMTEST_LOGS/qemu-src.log" \
 		sh -c 'apt-get "$@" update && apt-get "$@" source --download-only "qemu=$0"' \
-		"$ver" "${opts[@]}") || die "cannot fetch Debian's qemu $ver source"
+		"$ver" "${opts[@]}" >&2) || die "cannot fetch Debian's qemu $ver source"
 	up=${ver#*:}
 	tar -xaf "$d/qemu_${up%-*}".orig.tar.* -C "$d/$ver" --wildcards \
 		--strip-components=3 '*/include/qemu/qemu-plugin.h' ||
