@@ -126,6 +126,8 @@ def profile(job):
             name, elems, figure = order[int(field[1]) - 1]
             per = result[name] = [elems, figure, 0, {}]
             continue
+        if per is None:
+            raise ProfileError(f'{job}/insn.raw: a block before any test')
         add_block(per[3], syms, addrs, field)
     for per in result.values():
         total = sum(i for i, _ in per[3].values())
