@@ -290,6 +290,17 @@ sys.exit(bad > 0)
 PY
 }
 
+# await_process PATTERN SECONDS: until a process whose command line
+# matches PATTERN (pgrep -f) runs, for at most SECONDS; fails if none did.
+await_process()
+{
+	for _ in $(seq $((10 * $2))); do
+		pgrep -f "$1" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # signal_wait WHOM SIG PID: SIG to PID's process group (WHOM: group, as a
 # terminal's Ctrl-C) or to PID alone, then wait for it: its exit code is
 # signal_wait's (a child is waited for in this shell, not a subshell).

@@ -136,10 +136,7 @@ else
 		-m single -n 0 --callgrind-runs 1 --change-src "$src" -o "$tmp/int" \
 		>"$tmp/int.log" 2>&1 &
 	pid=$!
-	for _ in $(seq 600); do
-		pgrep -f "valgrind.*$tmp/int/" >/dev/null && break
-		sleep 0.1
-	done
+	await_process "valgrind.*$tmp/int/" 60
 	signal_wait one TERM "$pid"
 	check "ab.sh --ptr-ring: SIGTERM during callgrind exits 130" test $? -eq 130
 	sleep 0.5

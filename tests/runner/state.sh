@@ -52,10 +52,7 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$VMTEST" -t distro --cache "$cache" \
 	>"$work/int.log" 2>&1 &
 pid=$!
-for _ in $(seq 50); do
-	pgrep -f "sleep $((100000 + $$))" >/dev/null && break
-	sleep 0.2
-done
+await_process "sleep $((100000 + $$))" 10
 kill -INT -- "-$pid"
 wait "$pid"
 rc=$?
