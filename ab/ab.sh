@@ -38,6 +38,8 @@ set -u
 self=$(realpath "$0")
 ab=$(dirname "$self")
 [ "${1:-}" != --ptr-ring ] || exec "$ab/ptr_ring.sh" "${@:2}"
+# shellcheck source-path=SCRIPTDIR source=patches.sh
+. "$ab/patches.sh"
 repo=$(dirname "$ab")
 vmtest=${AB_VMTEST:-$repo/vmtest/vmtest.sh}	# tests give a stand-in
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
@@ -117,21 +119,6 @@ stop()
 	exit 130
 }
 trap stop INT TERM
-
-# patch_input PATCH: the patch, or a directory's format-patch files
-patch_input()
-{
-	if [ -d "$1" ]; then cat "$1"/[0-9]*.patch; else cat "$1"; fi
-}
-
-# patch_paths PATCH...: the paths the patches touch
-patch_paths()
-{
-	local p
-
-	for p in "$@"; do patch_input "$p"; done |
-		sed -n 's|^+++ b/\([^	 ]*\).*|\1|p' | sort -u
-}
 
 # restore_tree TREE: the files patch replaced back to their own inodes
 # (and mtimes: the base's objects stay up to date)

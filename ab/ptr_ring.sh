@@ -31,6 +31,8 @@
 set -u
 self=$(realpath "$0")
 ab=$(dirname "$self")
+# shellcheck source-path=SCRIPTDIR source=patches.sh
+. "$ab/patches.sh"
 repo=$(dirname "$ab")
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 CG_ITEMS=${PTR_RING_CG_ITEMS:-50000}	# the tests make it small
@@ -104,10 +106,8 @@ if [ ${#patches[@]} -gt 0 ]; then
 	change_src=$out/change-tree
 	rm -rf "$change_src"
 	mkdir -p "$change_src" || die "cannot make $change_src"
-	for p in "${patches[@]}"; do
-		if [ -d "$p" ]; then cat "$p"/[0-9]*.patch; else cat "$p"; fi
-	done >"$out/change.patch"
-	for p in include/linux/ptr_ring.h $(sed -n 's|^+++ b/\([^	 ]*\).*|\1|p' "$out/change.patch"); do
+	for p in "${patches[@]}"; do patch_input "$p"; done >"$out/change.patch"
+	for p in include/linux/ptr_ring.h $(patch_paths "${patches[@]}"); do
 		[ -e "$base/$p" ] || continue
 		{ mkdir -p "$change_src/$(dirname "$p")" &&
 			cp -L "$base/$p" "$change_src/$p"; } || die "cannot copy $p"
