@@ -180,32 +180,42 @@ done
 [ "$runs" -eq 0 ] || echo "ptr_ring.sh: $runs native runs a side in $SECONDS s"
 
 # ir BIN MODE N: Ir outside the waits of a run of MODE, N items a
-# repetition (-P 1: valgrind runs one thread at a time)
+# repetition (-P 1: valgrind runs one thread at a time), in the ring's
+# threads only: the main thread wakes once a second to watch for a stall,
+# so its count follows the run's wall time
 ir()
 {
-	local f
+	local d f sum=0 n
 
-	f=$(mktemp "$out/callgrind/cg.XXXXXX") || return 1
-	valgrind --tool=callgrind --toggle-collect='wait_*' --collect-atstart=yes \
-		--callgrind-out-file="$f" "$1" -m "$2" -P 1 -n "$3" -r 1 \
-		>/dev/null 2>&1 &&
-		awk '/^(summary|totals):/ { print $2; exit }' "$f"
-	rm -f "$f"
+	d=$(mktemp -d "$out/callgrind/cg.XXXXXX") || return 1
+	if valgrind --tool=callgrind --separate-threads=yes \
+		--toggle-collect='wait_*' --collect-atstart=yes \
+		--callgrind-out-file="$d/out" "$1" -m "$2" -P 1 -n "$3" -r 1 \
+		>/dev/null 2>&1; then
+		for f in "$d"/out-*; do
+			[ "$f" != "$d/out-01" ] || continue
+			n=$(awk '/^(summary|totals):/ { print $2; exit }' "$f")
+			sum=$((sum + ${n:-0}))
+		done
+		[ "$sum" -gt 0 ] && echo "$sum"
+	fi
+	rm -rf "$d"
 }
 
 # callgrind SIDE: KTAP of instructions per item in each mode the side's
-# short run passed; the runs of N and 2N items side by side (counts do
-# not depend on the load)
+# short run passed; the runs of N and 2N items one after the other (run
+# side by side, each moves the other's thread switches and so its counts)
 callgrind()
 {
 	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b
 
 	for m in $(modes_of "$out/smoke-$1.tap"); do
 		k=$((k + 1))
-		# both in the background: a signal's trap runs within wait
+		# in the background: a signal's trap runs within wait
 		ir "$bin" "$m" "$CG_ITEMS" >"$t.a" &
+		wait $!
 		ir "$bin" "$m" $((2 * CG_ITEMS)) >"$t.b" &
-		wait
+		wait $!
 		read -r a <"$t.a" && read -r b <"$t.b" || a=''
 		if [ -n "$a" ]; then
 			# -r 1: a warm-up and one repetition, 2N items
