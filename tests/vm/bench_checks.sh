@@ -161,7 +161,7 @@ fi
 # DMA_API_DEBUG (the debug kernel): no error, and no mapping of the
 # module's device left after the loads (the *_dma tests map every page).
 dma=/sys/kernel/debug/dma-api
-[ -d /sys/kernel/debug/dma-api ] ||
+[ -d "$dma" ] ||
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ -f "$dma/error_count" ]; then
 	left=$(grep -c bench_page_pool "$dma/dump")
