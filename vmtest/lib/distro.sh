@@ -24,22 +24,17 @@ newest_distro_image()
 	[ -n "$image" ] && echo "$image $(apt_field "$image" Version)"
 }
 
-# distro_packages: "release version" of the 6.12 image vmtest/sources.lock
-# pins, then the packages to extract, one a line: the image, its headers,
-# and the headers' common part and kbuild tools; nothing when the index
-# lacks that version.
+# distro_packages REL VER: the packages to extract, one a line: the
+# image, its headers, and the headers' common part and kbuild tools;
+# nothing when the index lacks the image at VER.
 distro_packages()
 {
-	local image ver dep rel
+	local dep
 
-	read -r image ver < <(awk '$1 ~ /^linux-image-6\.12/ { print $1, $2 }' \
-		"$SOURCES_LOCK")
-	[ -n "$ver" ] && [ "$(apt_field "$image" Version)" = "$ver" ] || return 1
-	rel=${image#linux-image-}
-	echo "$rel $ver"
-	echo "$image"
-	echo "linux-headers-$rel"
-	apt_field "linux-headers-$rel" Depends | tr ',|' '\n' |
+	[ "$(apt_field "linux-image-$1" Version)" = "$2" ] || return 1
+	echo "linux-image-$1"
+	echo "linux-headers-$1"
+	apt_field "linux-headers-$1" Depends | tr ',|' '\n' |
 		sed 's/^ *//; s/[ (].*//' | while read -r dep; do
 			case $dep in
 			linux-headers-*-common | linux-kbuild-*) echo "$dep" ;;
@@ -77,30 +72,29 @@ extract_distro_kernel()
 ensure_distro_kernel()
 {
 	local rel ver dir
-	local -a pkgs want
+	local -a pkgs
 
 	read -r rel ver < <(awk '$1 ~ /^linux-image-6\.12/ {
 		sub(/^linux-image-/, "", $1); print $1, $2 }' "$SOURCES_LOCK")
 	[ -n "$ver" ] || die "no linux-image-6.12 line in $SOURCES_LOCK"
 	dir=$VMTEST_CACHE/distro/$rel-$ver
 	if [ ! -e "$dir.unpacked" ]; then
-		mapfile -t pkgs < <(distro_packages)
-		if [ "${#pkgs[@]}" -lt 4 ] && is_root && [ "$APT_UPDATED" -eq 0 ]; then
+		mapfile -t pkgs < <(distro_packages "$rel" "$ver")
+		if [ "${#pkgs[@]}" -lt 3 ] && is_root && [ "$APT_UPDATED" -eq 0 ]; then
 			apt_update
-			mapfile -t pkgs < <(distro_packages)
+			mapfile -t pkgs < <(distro_packages "$rel" "$ver")
 		fi
-		if [ "${#pkgs[@]}" -lt 4 ]; then
+		if [ "${#pkgs[@]}" -lt 3 ]; then
 			msg "error: linux-image-$rel $ver (pinned in $SOURCES_LOCK) is not in this machine's apt index, which names $(newest_distro_image || echo none): run vmtest/update-lock.sh to move the pin"
 			exit 2
 		fi
-		want=("${pkgs[@]:1}")
 		rm -rf "$dir.deb"
 		mkdir -p "$dir.deb" || die "cannot create $dir.deb"
 		(cd "$dir.deb" && step "downloading Debian's kernel $rel" \
 			"$VMTEST_LOGS/distro-download.log" \
 			apt-get -o APT::Sandbox::User=root download \
-			"${want[@]/%/=$ver}") ||
-			die "cannot download ${want[*]} $ver"
+			"${pkgs[@]/%/=$ver}") ||
+			die "cannot download ${pkgs[*]} $ver"
 		step "extracting Debian's kernel $rel into the cache" \
 			"$VMTEST_LOGS/distro-extract.log" \
 			extract_distro_kernel "$dir" "$rel" "$dir".deb/*.deb ||
