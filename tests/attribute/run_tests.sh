@@ -20,6 +20,8 @@ PROF=$REPO/vmtest/lib/insn_profile.py
 plugin=$(
 	# shellcheck source=../../vmtest/lib/common.sh
 	. "$REPO/vmtest/lib/common.sh"
+	# shellcheck source=../../vmtest/lib/packages.sh
+	. "$REPO/vmtest/lib/packages.sh"
 	# shellcheck source=../../vmtest/lib/attribute.sh
 	. "$REPO/vmtest/lib/attribute.sh"
 	# shellcheck disable=SC2034 # read by attribute.sh

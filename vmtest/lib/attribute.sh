@@ -25,9 +25,7 @@ qemu_plugin_header()
 	sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/*.sources \
 		>"$d/etc/src.sources" 2>/dev/null
 	[ -s "$d/etc/src.sources" ] || die "--attribute: no Debian source in /etc/apt/sources.list.d"
-	opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$d/etc"
-	      -o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache"
-	      -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+	mapfile -t opts < <(private_apt_opts "$d")
 	# shellcheck disable=SC2016 # expanded by sh -c
 	(cd "$d" && step "fetching Debian's qemu $ver source" \
 		"$VMTEST_LOGS/qemu-src.log" \

@@ -172,17 +172,22 @@ write_newer_sources()
 	die "no Debian source found in /etc/apt to derive the newer suites from"
 }
 
+# private_apt_opts DIR: apt-get/apt-cache options that use only the
+# sources, index and cache under DIR (DIR/etc, lists, cache), one a line.
+private_apt_opts()
+{
+	printf '%s\n' -o "Dir::Etc::SourceList=/dev/null" \
+		-o "Dir::Etc::SourceParts=$1/etc" \
+		-o "Dir::State::Lists=$1/lists" \
+		-o "Dir::Cache=$1/cache" \
+		-o "Debug::NoLocking=1" \
+		-o "APT::Sandbox::User=root"
+}
+
 # apt-get/apt-cache options using only the private newer-suite setup.
 newer_apt_opts()
 {
-	local d=$VMTEST_CACHE/apt
-
-	printf '%s\n' -o "Dir::Etc::SourceList=/dev/null" \
-		-o "Dir::Etc::SourceParts=$d/etc" \
-		-o "Dir::State::Lists=$d/lists" \
-		-o "Dir::Cache=$d/cache" \
-		-o "Debug::NoLocking=1" \
-		-o "APT::Sandbox::User=root"
+	private_apt_opts "$VMTEST_CACHE/apt"
 }
 
 newer_apt_update()
