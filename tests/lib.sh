@@ -183,13 +183,13 @@ pinned_source()
 		sed "s|^|$VMTEST_CACHE/src/|"
 }
 
-# overlay_ptr_ring KSRC DIR [SRC]: DIR becomes a tree of symlinks into
-# KSRC whose tools/testing/selftests/ptr_ring is SRC's (default: this
-# repository's), and whose tools/virtio/ringtest has SRC's files on top
-# of KSRC's (KSRC and SRC stay as they are); DIR/out is for builds.
+# overlay_ptr_ring KSRC DIR: DIR becomes a tree of symlinks into KSRC
+# whose tools/testing/selftests/ptr_ring is this repository's, and whose
+# tools/virtio/ringtest has this repository's files on top of KSRC's
+# (both stay as they are); DIR/out is for builds.
 overlay_ptr_ring()
 {
-	local ksrc=$1 dir=$2 src=${3:-$REPO} sel=$2/tools/testing/selftests
+	local ksrc=$1 dir=$2 src=$REPO sel=$2/tools/testing/selftests
 	local rt=$2/tools/virtio/ringtest entry
 
 	mkdir -p "$sel/ptr_ring" "$rt" "$dir/out" || return 1

@@ -6,15 +6,11 @@
 # ptr_ring_test); not part of the kernel series.  The kernel trees are
 # the series' base (7.3, vmtest/sources.lock), 7.2 and 6.12 (their
 # ptr_ring.h lack __ptr_ring_check_produce(); 6.12's also data_race()),
-# unpacked by the runner's helpers when missing.  The project's files are
+# unpacked by the runner's helpers when missing (tests/series checks the
+# patches themselves).  The project's files are
 # laid over each tree in a temporary directory of symlinks (the trees stay
 # read-only), then:
 #
-#   - series/virtio: every patch applies to the base in order, builds what
-#     it can (ringtest's ptr_ring from patch 1, the selftests from theirs)
-#     and passes; no patch removes a line an earlier one added; the result
-#     equals the project's files and MAINTAINERS entry; ptr_ring is a
-#     TARGET of tools/testing/selftests/Makefile;
 #   - per tree: ringtest's ptr_ring builds without warnings and runs; both
 #     selftests build without warnings; ptr_ring_check passes every case;
 #     ptr_ring_test passes every mode with "# perf=", a summary and a
@@ -424,107 +420,6 @@ test_kselftest() {
 		exit_and_grep 0 "$log" '^ok 1 selftests: ptr_ring: ptr_ring_check$'
 }
 
-# series/virtio against the base: applies, each patch builds and passes,
-# none removes what an earlier one added, and the result is the project's.
-test_series() {
-	local s=$REPO/series/virtio w=$tmp/series p f n=0 fails
-
-	if [ ! -f "$s/0000-cover-letter.patch" ]; then
-		not_ok "series/virtio has a cover letter"
-		return
-	fi
-	if ! mkdir -p "$w" || ! git -C "$w" init -q || ! (
-		cd "$w" || exit 1
-		for f in MAINTAINERS tools/testing/selftests/Makefile \
-			 tools/virtio/ringtest/Makefile tools/virtio/ringtest/ptr_ring.c; do
-			mkdir -p "$(dirname "$f")" && cp "$KSRC_73/$f" "$f" || exit 1
-		done
-		git add -A && git -c user.name=t -c user.email=t@t commit -qm base
-	); then
-		not_ok "series/virtio: a git tree of the base's files"
-		return
-	fi
-	for p in "$s"/0[0-9][0-9][1-9]-*.patch; do
-		n=$((n + 1))
-		if ! git -C "$w" -c user.name=t -c user.email=t@t am -q "$p" >"$tmp/am.log" 2>&1; then
-			not_ok "series/virtio: patch $n applies" "$(cat "$tmp/am.log")"
-			return
-		fi
-		fails=$(step_builds "$w")
-		if [ -z "$fails" ]; then
-			ok "series/virtio: patch $n applies, builds and passes: $(sed -n 's/^Subject: \[PATCH [0-9/]*\] //p' "$p" | cut -c1-60)"
-		else
-			not_ok "series/virtio: patch $n builds and passes" "$fails"
-		fi
-	done
-	python3 - "$s" <<-'EOF' >"$tmp/undo.log" 2>&1
-	import glob, re, sys
-	added = {}
-	bad = []
-	for p in sorted(glob.glob(sys.argv[1] + '/0*-*.patch'))[1:]:
-	    f = None
-	    for line in open(p, encoding='utf-8'):
-	        if line.startswith('+++ '):
-	            f = line[6:].strip()
-	        elif f and line.startswith('+') and line[1:].strip():
-	            added.setdefault(f, set()).add(line[1:])
-	        elif f and line.startswith('-') and not line.startswith('---'):
-	            if line[1:] in added.get(f, ()):
-	                bad.append(f'{p.split("/")[-1]}: {f}: {line[1:].rstrip()}')
-	print('\n'.join(bad))
-	sys.exit(bool(bad))
-	EOF
-	check "series/virtio: no patch removes a line an earlier one added" cat "$tmp/undo.log"
-	for f in tools/virtio/ringtest/Makefile tools/virtio/ringtest/ptr_ring.c \
-		 tools/virtio/ringtest/ptr_ring_shim.h \
-		 tools/testing/selftests/ptr_ring/{Makefile,.gitignore,settings,ptr_ring_check.c,ptr_ring_test.c}; do
-		cmp -s "$w/$f" "$REPO/$f" || fails+="$f differs; "
-	done
-	for f in "$REPO"/tools/testing/selftests/ptr_ring/* "$REPO"/tools/testing/selftests/ptr_ring/.gitignore; do
-		[ -e "$w/${f#"$REPO"/}" ] || fails+="${f#"$REPO"/} is in no patch; "
-	done
-	diff <(maint_entry "VIRTIO CORE" "$KSRC_73/MAINTAINERS") <(maint_entry "VIRTIO CORE" "$w/MAINTAINERS") |
-		sed -n 's/^> //p' >"$tmp/m.added"
-	diff <(maint_entry "VIRTIO CORE" "$REPO/MAINTAINERS" | grep '^F:') "$tmp/m.added" >/dev/null ||
-		fails+="MAINTAINERS: VIRTIO CORE adds $(tr '\n' ' ' <"$tmp/m.added"); "
-	grep -qx 'TARGETS += ptr_ring' "$w/tools/testing/selftests/Makefile" ||
-		fails+="ptr_ring is not a TARGET; "
-	check "series/virtio: base + patches = the project's files, MAINTAINERS entry, TARGETS" \
-		test -z "${fails:-}"
-	[ -z "${fails:-}" ] || echo "# $fails"
-}
-
-# maint_entry TITLE FILE: the entry's lines after its title.
-maint_entry() {
-	awk -v t="$1" '$0 == t { on = 1; next } on && /^$/ { exit } on' "$2"
-}
-
-# step_builds TREE: the files of TREE laid over the base; builds and runs
-# what exists there; prints what failed.
-step_builds() {
-	local w=$1 d=$tmp/step f
-
-	rm -rf "$d"
-	overlay_ptr_ring "$KSRC_73" "$d" "$w" || { echo "overlay"; return; }
-	if grep -q '_noprof' "$w/tools/virtio/ringtest/ptr_ring.c" "$w"/tools/virtio/ringtest/ptr_ring_shim.h 2>/dev/null; then
-		{ make -s -C "$d/tools/virtio/ringtest" ptr_ring >"$d/rt.log" 2>&1 &&
-		  ! grep -q 'warning:' "$d/rt.log" &&
-		  timeout 60 "$d/tools/virtio/ringtest/ptr_ring" --run-cycles 1000000 >/dev/null 2>&1; } ||
-			echo "ringtest ptr_ring: $(tail -3 "$d/rt.log")"
-	fi
-	if [ -f "$w/tools/testing/selftests/ptr_ring/Makefile" ]; then
-		make -s -C "$d/tools/testing/selftests/ptr_ring" OUTPUT="$d/out" >"$d/st.log" 2>&1 &&
-			! grep -q 'warning:' "$d/st.log" ||
-			echo "selftests: $(tail -3 "$d/st.log")"
-		for f in "$d"/out/ptr_ring_check "$d"/out/ptr_ring_test; do
-			[ -x "$f" ] || continue
-			timeout 120 "$f" -n 20000 -r 1 >"$d/run.log" 2>&1 ||
-				timeout 120 "$f" -n 20000 >"$d/run.log" 2>&1 ||
-				echo "${f##*/}: $(grep -m3 'not ok\|FAIL' "$d/run.log")"
-		done
-	fi
-}
-
 # Instructions per item outside the waits (callgrind, --toggle-collect):
 # the difference of a run of 2N items and of N, over N.
 ir() {
@@ -655,7 +550,6 @@ if [ -n "$KSRC_73" ]; then test_tree 7.3 "$KSRC_73"; else not_ok "the base tree 
 if [ -n "${KSRC_72:-}" ]; then test_tree 7.2 "$KSRC_72"; else not_ok "the 7.2 tree is there"; fi
 if [ -n "${KSRC_612:-}" ]; then test_tree 6.12 "$KSRC_612"; else not_ok "the 6.12 tree is there"; fi
 if [ -x "$tmp/7.3/ptr_ring_test" ]; then
-	test_series
 	test_mutants
 	test_cli
 	test_run_on_all
