@@ -192,25 +192,33 @@ for p in "${patches[@]}"; do
 	fi
 	fails=()
 	rt=$farm/tools/virtio/ringtest
+	st=$farm/tools/testing/selftests/ptr_ring
+	: >"$work/step.log"
 	if [ -f "$rt/ptr_ring_shim.h" ]; then
-		make -s -C "$rt" ptr_ring >"$work/step.log" 2>&1 || fails+=("ringtest ptr_ring")
+		make -s -C "$rt" ptr_ring >>"$work/step.log" 2>&1 &&
+			timeout 60 "$rt/ptr_ring" --run-cycles 1000000 >/dev/null 2>&1 ||
+			fails+=("ringtest ptr_ring")
 	fi
-	if [ -f "$farm/tools/testing/selftests/ptr_ring/Makefile" ]; then
-		make -s -C "$farm/tools/testing/selftests/ptr_ring" >>"$work/step.log" 2>&1 ||
-			fails+=("ptr_ring_test")
+	if [ -f "$st/Makefile" ]; then
+		make -s -C "$st" >>"$work/step.log" 2>&1 || fails+=("ptr_ring selftests")
+		# each patch's programs pass on their own, quickly
+		[ ! -x "$st/ptr_ring_check" ] || timeout 120 "$st/ptr_ring_check" -n 20000 \
+			>>"$work/step.log" 2>&1 || fails+=(ptr_ring_check)
+		[ ! -x "$st/ptr_ring_test" ] || timeout 120 "$st/ptr_ring_test" -n 20000 -r 1 \
+			>>"$work/step.log" 2>&1 || fails+=(ptr_ring_test)
 	fi
+	! grep -q 'warning:' "$work/step.log" || fails+=("warnings")
 	b=$farm/tools/testing/selftests/net/bench
 	for py in "$b"/*.py; do
 		[ -f "$py" ] || continue
 		python3 -m py_compile "$py" 2>>"$work/step.log" || fails+=("${py##*/}")
 	done
 	bash -n "$b/test_bench_page_pool.sh" 2>>"$work/step.log" || fails+=("driver syntax")
-	rm -rf "$rt/ptr_ring" "$farm/tools/testing/selftests/ptr_ring/ptr_ring_test" \
-		"$b/__pycache__"
+	rm -rf "$rt/ptr_ring" "$st/ptr_ring_check" "$st/ptr_ring_test" "$b/__pycache__"
 	if [ ${#fails[@]} -eq 0 ]; then
-		ok "after $name the userspace parts build"
+		ok "after $name the userspace parts build without warnings and pass"
 	else
-		not_ok "after $name the userspace parts build" "${fails[*]}" \
+		not_ok "after $name the userspace parts build without warnings and pass" "${fails[*]}" \
 			"$(tail -n 20 "$work/step.log")"
 	fi
 done
