@@ -20,7 +20,8 @@ more)".  Without a spread (one run a side) only identical counts are
 the table's tests at family-wise alpha A (0.05), decides "slower" or
 "faster"; otherwise two one-sided Welch tests (TOST, also Holm-corrected)
 must show the difference inside +-MARGIN % of the base before it is
-"same"; anything else is "unknown".
+"same"; anything else is "unknown".  A test only one side has is a row
+with that side's figure and "only in base" or "only in change".
 
 Exit 0; 1 with --fail-on-slower when a test is slower; 2 on bad input.
 """
@@ -158,13 +159,10 @@ def env_notes(base, change):
 
 
 def case_notes(base, change):
-    """A note per side on the tests only it has, failed or skipped."""
+    """A note per side on the tests it failed or skipped."""
     notes = []
-    for side, runs, other in (('base', base, change),
-                              ('change', change, base)):
+    for side, runs in (('base', base), ('change', change)):
         for what, found in (
-                ('only in', {n for r in runs for n in r.perf} -
-                 {n for r in other for n in r.perf}),
                 ('not ok in', set().union(*(r.failed for r in runs))),
                 ('skipped in', set().union(*(r.skipped for r in runs)))):
             if found:
@@ -204,6 +202,15 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
                      f'{after - before:+.3f}',
                      f'{100 * (after - before) / before:+.2f}%'
                      if before else '-', verdicts[name]])
+    # A test one side lacks (a new one, say): its figure, no verdict
+    for side, runs, other in (('base', base, change),
+                              ('change', change, base)):
+        for name in dict.fromkeys(n for r in runs for n in r.perf):
+            if not any(name in r.perf for r in other):
+                values, unit = samples(runs, name)
+                cells = [f'{np.mean(values):.3f}{unit}', '-']
+                rows.append([name] + cells[::1 if side == 'base' else -1] +
+                            ['-', '-', f'only in {side}'])
     rules = sorted({(d[2], exact[n]) for n, d in data.items()})
     header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
               '; '.join(f'unit {u}, {rule(e, margin, alpha)}'

@@ -302,6 +302,17 @@ class Command(Case):
                               '--fail-on-slower')
         self.assertEqual(code, 0)
 
+    def test_one_side_only(self):
+        """a test one side lacks: its figure, "only in" that side"""
+        new = [t.replace('ok 1 for_loop', 'ok 1 bh_new') for t in boots(1)]
+        code, out, _ = self.cli('--base', *self.write('b', boots(0)),
+                                '--change', *self.write('c', new))
+        self.assertEqual(code, 0)
+        self.assertRegex(out, r'\nfor_loop +3\.0\d\dinsn +- +- +- +'
+                         r'only in base\n')
+        self.assertRegex(out, r'\nbh_new +- +3\.0\d\dinsn +- +- +'
+                         r'only in change\n')
+
     def test_markdown(self):
         """--format markdown: a pipe table"""
         code, out, _ = self.cli('--base', *self.write('b', boots(0)),
