@@ -439,6 +439,8 @@ run_target()
 	record "kdir=$kdir" "kernel=$kernel" ${GUEST_ROOT:+"root=$GUEST_ROOT"}
 	stop_here build && return 0
 
+	# The guest builds in the tree with --how tree or both.
+	[ "$HOW" != install ] || release_tree
 	PHASE=boot
 	job=$JOB
 	initrd=$job/initramfs.cpio.gz
@@ -558,6 +560,7 @@ main()
 		start_job "$target"
 		run_target "$target"
 		rc=$?
+		release_tree
 		record_result "$rc"
 		rows+=("$(printf '%-8s %-5s %4d s%s' "$target" \
 			"$(rc_word "$rc")" $(($(date +%s) - start)) \

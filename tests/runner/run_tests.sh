@@ -17,7 +17,8 @@
 # (interrupt_run.sh); the distro kernel is extracted into the cache,
 # nothing written to /boot (distro.sh); apt waits for another apt's lock
 # and says so (apt_lock.sh); arm64's selftests are aarch64 after an x86
-# build in the same tree (cross.sh).
+# build in the same tree (cross.sh); two checkouts' overlapping runs on
+# one cache each install their own series' files (overlap.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -36,6 +37,7 @@ export FAKE_SLEEP=$((100000 + $$))
 "$TESTS_DIR/runner/distro.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/apt_lock.sh" | grep -E '^(not )?ok - '
 "$TESTS_DIR/runner/cross.sh" | grep -E '^(not )?ok - '
+"$TESTS_DIR/runner/overlap.sh" | grep -E '^(not )?ok - '
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.

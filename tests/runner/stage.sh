@@ -14,6 +14,9 @@
 #   install apt_install of the packages FAKE_PKGS names
 #   selftests build_selftests of FAKE_TREE's FAKE_TARGETS into
 #          JOBDIR/install (O=JOBDIR/build, KDIR=JOBDIR/kdir)
+#   tree   prepare_tree of FAKE_SRC with FAKE_SERIES' patches (cache
+#          FAKE_CACHE), FAKE_HOLD s, then build_selftests of what the
+#          series adds
 # FAKE_TARGET (default current) names the target whose architecture the
 # guest has. Prints 'rc=N boots=N' at the end.
 
@@ -62,6 +65,17 @@ selftests)
 	KTREE=$FAKE_TREE SERIES_TARGETS=$FAKE_TARGETS
 	step "building the selftests" "$job/selftests.log" \
 		build_selftests "$job/install" "$job/build" "$job/kdir"
+	;;
+tree)
+	# FAKE_SRC patched with FAKE_SERIES' patch files in the cache
+	# FAKE_CACHE (the runner's farm), then, FAKE_HOLD s later, the
+	# selftests the series adds built and installed from it.
+	PATH=${PATH#"$TESTS_RUNNER/bin:"}
+	VMTEST_CACHE=$FAKE_CACHE VMTEST_SERIES=$FAKE_SERIES
+	prepare_tree "$FAKE_SRC" "$(tree_identity "$FAKE_SRC")" patch &&
+		sleep "${FAKE_HOLD:-0}" &&
+		step "building the selftests" "$job/selftests.log" \
+			build_selftests "$job/install" "$job/build" "$job/kdir"
 	;;
 install) read -ra pkgs <<<"$FAKE_PKGS" && apt_install "${pkgs[@]}" ;;
 distro)

@@ -83,6 +83,30 @@ apply_series()
 	echo "applied $# patches"
 }
 
+# A farm is used by one run at a time, from its patching until its
+# selftests are in the run's job (to the guest's end, when the guest
+# builds in it): a run from a checkout with other series files, sharing
+# the cache, waits, then patches the farm with its own.
+TREE_LOCK_FD=
+TREE_LOCK_WAIT=${TREE_LOCK_WAIT:-3600}
+
+# hold_tree FARM: take FARM's lock, saying so when another run has it.
+hold_tree()
+{
+	mkdir -p "$(dirname "$1")" || die "cannot create $(dirname "$1")"
+	exec {TREE_LOCK_FD}>"$1.lock" || die "cannot open $1.lock"
+	flock -n "$TREE_LOCK_FD" && return
+	msg "waiting for another run using $1 (up to $TREE_LOCK_WAIT s)"
+	flock -w "$TREE_LOCK_WAIT" "$TREE_LOCK_FD" ||
+		die "another run has used $1 for $TREE_LOCK_WAIT s"
+}
+
+release_tree()
+{
+	[ -z "$TREE_LOCK_FD" ] || exec {TREE_LOCK_FD}>&-
+	TREE_LOCK_FD=
+}
+
 # prepare_tree SRC ID patch|lay: sets KTREE to the farm of SRC with the
 # series' committed patch files applied, or with the series' final files
 # laid over (lay_series.py). The farm is relinked only when ID (the
@@ -99,6 +123,7 @@ prepare_tree()
 		die "$src does not look like a kernel tree"
 	fi
 	farm=$VMTEST_CACHE/trees/$(basename "$src")-$(realpath "$src" | hash_of)
+	hold_tree "$farm"
 	if [ "$(cat "$farm.id" 2>/dev/null)" != "$id" ]; then
 		rm -f "$farm.series" "$farm.paths"
 		step "linking a work copy of $src" "$VMTEST_LOGS/farm.log" \
