@@ -213,6 +213,31 @@ overlay_ptr_ring()
 	done
 }
 
+# debian_source PKG [APT-OPTIONS...]: the tree of Debian's kernel source
+# package PKG (say linux-source-6.12), the newest the index names,
+# unpacked into the runner's cache by its helpers when it is not there;
+# prints it, or nothing.
+debian_source()
+(
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
+	. "$REPO/vmtest/lib/common.sh"
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
+	. "$REPO/vmtest/lib/packages.sh"
+	# shellcheck disable=SC2030 # the runner's helpers log here
+	export VMTEST_LOGS=$OUT
+	pkg=$1
+	shift
+	dir=$(runner_source "$pkg-[0-9]*")
+	if [ -z "$dir" ] || [ ! -e "$dir.unpacked" ]; then
+		ver=$(apt-cache "$@" policy "$pkg" 2>/dev/null |
+		      awk '/Candidate:/ { print $2 }')
+		[ -n "$ver" ] && [ "$ver" != "(none)" ] &&
+			(fetch_source_pkg "$pkg" "$ver" "$@") >>"$OUT/prepare.log" 2>&1
+		dir=$(runner_source "$pkg-[0-9]*")
+	fi
+	echo "$dir"
+)
+
 # fetch_ruff DIR: sid's ruff with sid's loader and libraries unpacked in
 # DIR/root (bookworm has no ruff, and sid's needs a newer C library),
 # fetched with the runner's private apt setup.
@@ -222,6 +247,7 @@ fetch_ruff()
 	. "$REPO/vmtest/lib/common.sh"
 	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
 	. "$REPO/vmtest/lib/packages.sh"
+	# shellcheck disable=SC2031 # the runner's helpers log here
 	export VMTEST_LOGS=$OUT
 	newer_apt_update
 	mapfile -t opts < <(newer_apt_opts)

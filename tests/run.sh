@@ -32,7 +32,7 @@ cd "$(dirname "$self")" || exit 1
 # group tier time-limit(s): a cold run builds the kernel in the first
 # group that needs one (module).
 PLAN='static quick 900
-lay_series quick 300
+series_files quick 300
 runner quick 600
 ptr_ring quick 1200
 ab quick 120

@@ -6,9 +6,8 @@
 # source vmtest/sources.lock pins (or a tree given with --ksrc) with the
 # series' committed patch files applied; 'distro' boots Debian's prebuilt
 # 6.12 kernel, whose image and headers are extracted into the cache
-# (never installed: nothing goes to /boot), the module built against
-# those headers (its tree gets the series' final files: the patches are
-# against 7.x);
+# (never installed: nothing goes to /boot), and runs current's
+# selftests built against those headers;
 # 'arm64' cross-builds what 'current' builds for arm64 and boots it under
 # emulation. An x86 guest sees the host's filesystem read-only over 9p, an
 # arm64 guest a small root made of Debian's arm64 packages; both run the
@@ -366,7 +365,7 @@ stop_here()
 # code.
 run_target()
 {
-	local target=$1 flavor=normal kernel initrd job kdir install base
+	local target=$1 flavor=normal kernel initrd job kdir install
 	local -a patches
 
 	PHASE=tools
@@ -378,29 +377,25 @@ run_target()
 		[ "$DEBUG" -eq 1 ] && flavor=debug
 		[ "$PROFILE" = tiny ] || flavor=$PROFILE
 		[ "$VM_DMA" != iommu ] || flavor+=-iommu
-		# The series' patches apply to the source the lock pins.
-		fetch_current_source
-		base=$KSRC_PRISTINE
-		if [ -n "$KSRC" ]; then
-			KSRC_PRISTINE=$KSRC
-			KSRC_ID=$(tree_identity "$KSRC")
-		fi
 		;;
 	distro)
 		[ "$DEBUG" -eq 1 ] &&
 			msg "distro: Debian ships no debug variant, booting its kernel"
 		ensure_distro_kernel
-		fetch_distro_source
-		# The patches are against 7.x: 6.12 has no net/bench for
-		# them to change, nor what upstream's time_bench.c uses.
-		# Its tree gets the series' final files.
-		base=lay
 		;;
 	esac
+	# Every target's selftests come from the tree the series' patches
+	# apply to, the source the lock pins (distro: built against
+	# Debian's headers, as a user of that kernel builds them).
+	fetch_current_source
+	if [ -n "$KSRC" ]; then
+		KSRC_PRISTINE=$KSRC
+		KSRC_ID=$(tree_identity "$KSRC")
+	fi
 	record "src=$KSRC_PRISTINE"
 	stop_here fetch && return 0
 	PHASE=tree
-	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID" "$base"
+	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID"
 	record "tree=$KTREE"
 	stop_here tree && return 0
 

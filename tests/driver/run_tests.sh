@@ -19,9 +19,8 @@ set -u
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
 KSRC=${KSRC:-$(pinned_source)}
-# 6.12's ktap_helpers.sh too: the distro target's tree (fetched once)
-[ -n "$(runner_source 'linux-source-6.12*')" ] ||
-	"$VMTEST" -t distro --stop-after fetch >>"$OUT/prepare.log" 2>&1
+# 6.12's ktap_helpers.sh too: the distro kernel's tree
+KSRC_612=$(debian_source linux-source-6.12)
 DRIVER=$REPO/tools/testing/selftests/net/bench/test_bench_page_pool.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/driver_tests.XXXXXX") || exit 1
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
@@ -105,7 +104,7 @@ kunit_parses()
 }
 
 for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
-	       "$(runner_source 'linux-source-6.12*')/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
+	       "$KSRC_612/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
 	if [ ! -f "$helpers" ]; then
 		not_ok "ktap_helpers.sh of a runner source" "none at $helpers"
 		continue

@@ -4,7 +4,7 @@
 # netdev's CI builds the kernel in the source tree, then the selftests
 # on the host from that tree with no KDIR and no O=, then runs 'make
 # run_tests' one target at a time in a VM. Here: a hard-link copy of the
-# runner's tree with the series laid over (an in-tree .config would make
+# runner's tree with the series applied (an in-tree .config would make
 # the runner's later O= builds of its own tree fail), the runner's
 # kernel config built in it, the selftests built on the host, the tree's
 # kernel booted and 'make run_tests' run in it for each target.

@@ -62,24 +62,6 @@ cases=(tun vhost_net page_pool cpumap unconsume resize zero_size)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptr_ring_tests.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# fetch PKG [APT-OPTIONS...]: the newest PKG's source, unpacked into the
-# runner's cache with its helpers when it is not there; prints its tree.
-fetch() {
-	local pkg=$1 glob dir ver
-
-	shift
-	glob="$pkg-[0-9]*"
-	dir=$(runner_source "$glob")
-	if [ -z "$dir" ] || [ ! -e "$dir.unpacked" ]; then
-		ver=$(apt-cache "$@" policy "$pkg" 2>/dev/null |
-		      awk '/Candidate:/ { print $2 }')
-		[ -n "$ver" ] && [ "$ver" != "(none)" ] &&
-			(fetch_source_pkg "$pkg" "$ver" "$@") >>"$OUT/prepare.log" 2>&1
-		dir=$(runner_source "$glob")
-	fi
-	echo "$dir"
-}
-
 # The base: the version vmtest/sources.lock pins, else the newest 7.x the
 # runner fetches.
 base_source() {
@@ -102,9 +84,9 @@ if [ -z "${KSRC_73:-}" ]; then
 fi
 if [ -z "${KSRC_72:-}" ] && newer_apt_update >>"$OUT/prepare.log" 2>&1; then
 	mapfile -t newer < <(newer_apt_opts)
-	KSRC_72=$(fetch linux-source-7.2 "${newer[@]}")
+	KSRC_72=$(debian_source linux-source-7.2 "${newer[@]}")
 fi
-KSRC_612=${KSRC_612:-$(fetch linux-source-6.12)}
+KSRC_612=${KSRC_612:-$(debian_source linux-source-6.12)}
 echo "# trees: 7.3 ${KSRC_73:-none}, 7.2 ${KSRC_72:-none}, 6.12 ${KSRC_612:-none}"
 
 # build TREE NAME [MAKE-ARGS...]: both programs in $tmp/NAME, no warnings.

@@ -68,13 +68,13 @@ check "the lock pins the source the series is based on" \
 	test -d "$ksrc" -a "$(basename "$ksrc")" = "$(awk '$1 ~ /^linux-source/ { print $1 "-" $2 }' "$REPO/vmtest/sources.lock")"
 
 # ---- a synthetic series, in a copy of the series tooling -------------
-# proj: series.sh and lay_series.py, with project files made
+# proj: series.sh and series_files.py, with project files made
 # from the base: virtio changes ringtest's Makefile, net-next adds a file
 # and a MAINTAINERS line.
 proj=$work/proj
 mkdir -p "$proj/series" "$proj/vmtest/lib"
 cp "$REPO/series/series.sh" "$proj/series/"
-cp "$REPO/vmtest/lib/lay_series.py" "$proj/vmtest/lib/"
+cp "$REPO/vmtest/lib/series_files.py" "$proj/vmtest/lib/"
 git -C "$proj" init -q
 git -C "$proj" config user.name "Project Identity"
 git -C "$proj" config user.email "project@users.noreply.example"
@@ -158,6 +158,18 @@ expect_rc "check fails when a later patch removes an earlier one's line" 1 \
 	"$work/undo.log" "$ss" check
 expect_grep "and names both patches, the file and the line" "$work/undo.log" \
 	'^# patch 3 removes or rewrites a line patch 1 added: tools/testing/selftests/net/bench/synthetic.txt:2\) two'
+git -C "$proj" checkout -q -- . && git -C "$proj" clean -qfd
+
+# A new selftest directory that no TARGETS line names.
+"$ss" import net-next "$work/t" >/dev/null
+mkdir -p "$work/t/tools/testing/selftests/synthetic"
+echo 'include ../lib.mk' >"$work/t/tools/testing/selftests/synthetic/Makefile"
+git -C "$work/t" add -A && git -C "$work/t" commit -qs -m 'selftests: a synthetic target'
+"$ss" export net-next "$work/t" >/dev/null
+expect_rc "check fails on a selftest directory no TARGETS line names" 1 \
+	"$work/targets.log" "$ss" check
+expect_grep "and names the missing line" "$work/targets.log" \
+	"^# tools/testing/selftests/Makefile: no 'TARGETS \\+= synthetic'"
 git -C "$proj" checkout -q -- . && git -C "$proj" clean -qfd
 
 # Identity: the project's is in a reserved domain; send refuses it.

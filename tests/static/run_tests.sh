@@ -3,7 +3,7 @@
 # Static checks: shellcheck on every shell script of the repository,
 # checkpatch.pl --strict on every file of the series, and
 # get_maintainer.pl naming the right people for the series' files, in the
-# newest tree with the series laid over it.
+# pinned tree with the series applied.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

@@ -104,10 +104,10 @@ build_kernel()
 	[ -z "$missing" ] ||
 		die "not in the final .config (missing dependencies?): $(echo "$missing" | tr '\n' ' ')"
 
-	# The tree is keyed on its source's identity; what the series lays
+	# The tree is keyed on its source's identity; what the series puts
 	# into the kernel proper is keyed here.
 	key=$({ cat "$KTREE.id" "$cfg/.config"; build_tools
-		python3 "$VMTEST_DIR/lib/lay_series.py" --series "$VMTEST_SERIES" \
+		python3 "$VMTEST_DIR/lib/series_files.py" --series "$VMTEST_SERIES" \
 			--kernel-digest; } | hash_of)
 	KIMAGE=$out/$KIMAGE_PATH
 	KBUILD_OUT=$out

@@ -333,19 +333,6 @@ update_lock()
 	mv "$tmp" "$SOURCES_LOCK"
 }
 
-# The distro target's selftests run in the matching Debian source tree, so
-# the series is checked against that tree's lib.mk and ptr_ring.h too.
-fetch_distro_source()
-{
-	local ver=$DISTRO_VERSION
-
-	if [ ! -e "$VMTEST_CACHE/src/linux-source-6.12-$ver.unpacked" ] &&
-	   [ "$APT_UPDATED" -eq 0 ] && is_root; then
-		apt_update
-	fi
-	fetch_source_pkg linux-source-6.12 "$ver"
-}
-
 # The arm64 guest's root: what run_kselftest.sh, its runner.sh, the
 # series' driver and vmtest/guest run (bash, coreutils' timeout and
 # stdbuf, grep, sed, awk, find, getconf for the online CPUs), the C

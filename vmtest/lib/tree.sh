@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Kernel trees: a hard-link farm of the source with the series' committed
-# patch files applied (patch -p1), or with its files laid over
-# (lay_series.py). Nothing here calls series/: a clone builds a kernel.
+# patch files applied (patch -p1). Nothing here calls series/: a clone
+# builds a kernel.
 #
 # A tree the user names is never modified: the farm holds hard links to
-# its files, and both patch -p1 and lay_series.py replace (never rewrite)
-# the ones the series changes. Kernels are built out of tree (O=), so no
+# its files, and patch -p1 replaces (never rewrites) the ones the series
+# changes. Kernels are built out of tree (O=), so no
 # build writes a source.
 # shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
@@ -107,16 +107,15 @@ release_tree()
 	TREE_LOCK_FD=
 }
 
-# prepare_tree SRC ID patch|lay: sets KTREE to the farm of SRC with the
-# series' committed patch files applied, or with the series' final files
-# laid over (lay_series.py). The farm is relinked only when ID (the
+# prepare_tree SRC ID: sets KTREE to the farm of SRC with the series'
+# committed patch files applied. The farm is relinked only when ID (the
 # source's identity) changes, and the patches are applied only when
 # their content changes; the farm keeps its place (and so its kernel
 # build directory), and as hard links keep mtimes, a relinked farm
 # rebuilds only what changed.
 prepare_tree()
 {
-	local src=$1 id=$2 how=$3 farm key
+	local src=$1 id=$2 farm key
 	local -a patches
 
 	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/tools/testing/selftests" ]; then
@@ -130,27 +129,21 @@ prepare_tree()
 			make_farm "$src" "$farm" || die "cannot link $src"
 		printf '%s\n' "$id" >"$farm.id"
 	fi
-	if [ "$how" = lay ]; then
-		SERIES_TARGETS=$(python3 "$VMTEST_DIR/lib/lay_series.py" \
-			--series "$VMTEST_SERIES" --farm "$farm") ||
-			die "cannot lay the series over $src"
-	else
-		mapfile -t patches < <(series_patches)
-		[ ${#patches[@]} -gt 0 ] ||
-			die "no patch files in $VMTEST_SERIES/series/{virtio,net-next}"
-		key=$(cat "${patches[@]}" | hash_of)
-		if [ "$(cat "$farm.series" 2>/dev/null)" != "$key" ]; then
-			rm -f "$farm.series"
-			step "applying the series' patches to a work copy of $src" \
-				"$VMTEST_LOGS/apply.log" \
-				apply_series "$src" "$farm" "${patches[@]}" ||
-				die "the series does not apply to $src: $(tail -n 1 "$VMTEST_LOGS/apply.log")"
-			echo "$key" >"$farm.series"
-		fi
-		SERIES_TARGETS=$(python3 "$VMTEST_DIR/lib/lay_series.py" \
-			--series "$VMTEST_SERIES" --targets) ||
-			die "cannot read the series' selftest targets"
+	mapfile -t patches < <(series_patches)
+	[ ${#patches[@]} -gt 0 ] ||
+		die "no patch files in $VMTEST_SERIES/series/{virtio,net-next}"
+	key=$(cat "${patches[@]}" | hash_of)
+	if [ "$(cat "$farm.series" 2>/dev/null)" != "$key" ]; then
+		rm -f "$farm.series"
+		step "applying the series' patches to a work copy of $src" \
+			"$VMTEST_LOGS/apply.log" \
+			apply_series "$src" "$farm" "${patches[@]}" ||
+			die "the series does not apply to $src: $(tail -n 1 "$VMTEST_LOGS/apply.log")"
+		echo "$key" >"$farm.series"
 	fi
+	SERIES_TARGETS=$(python3 "$VMTEST_DIR/lib/series_files.py" \
+		--series "$VMTEST_SERIES" --targets) ||
+		die "cannot read the series' selftest targets"
 	KTREE=$farm
 	KTREE_VERSION=$(make -s -C "$KTREE" kernelversion)
 }
