@@ -1,34 +1,35 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The cover letter's results, measured: two deterministic boots (vmtest.sh
-# -D: QEMU -icount, instruction counts that repeat from boot to boot) of
-# the same built 7.x kernel, one loading the base tree's own
-# bench_page_pool.ko (upstream's, built here against that kernel) and
-# printing its "Type:" lines, one running the series' selftests; then
-# results.py --before JOB --fill series/net-next/0000-cover-letter.patch
-# JOB writes the table into the committed cover letter (commit it; then
-# series.sh send).
+# The cover letter's figures, measured: upstream's bench_page_pool.ko
+# (the base tree's own) and the series', both built against one kernel
+# and both loaded by the series' test_bench_page_pool.sh (which reads
+# upstream's Type: lines too) in one deterministic boot (vmtest.sh -D:
+# QEMU -icount shift=0, instructions per element that repeat from boot
+# to boot); then ab/verdict.py's table of upstream against the series,
+# the tests only the series has as rows of their own. One boot a side
+# gives no spread, so its verdicts are "same" or "unknown": read the
+# figures. Paste the table into series/net-next/0000-cover-letter.patch.
 #
-# usage: series/measure.sh [--kdir DIR] [--tree DIR]
+# usage: series/measure.sh [--kdir DIR] [--tree DIR] [--loops N]
 #   --kdir DIR  the built kernel to boot (default: the runner's build of
 #               the current target, 'vmtest.sh -t current --stop-after
 #               build', which builds it when it is missing)
 #   --tree DIR  the pristine tree the series applies to (default: the
-#               runner's pinned source); upstream's module is its
-#               tools/testing/selftests/net/bench/page_pool
+#               runner's pinned source)
+#   --loops N   the modules' loops parameter (default 1000000)
 #
-# Upstream's module is built in VMTEST_CACHE/upstream-bench, which the
-# guest can read (it replaces /tmp with its own).
+# The modules, the script and the KTAP are in VMTEST_CACHE/measure, which
+# the guest can write (it replaces /tmp with its own).
 
 set -eu
 self=$(realpath "$0")
-series=$(dirname "$self")
-vmtest=$(dirname "$series")/vmtest/vmtest.sh
+repo=$(dirname "$(dirname "$self")")
+vmtest=$repo/vmtest/vmtest.sh
 export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 
 usage()
 {
-	sed -n '3,20p' "$self" | cut -c3- >&2
+	sed -n '3,22p' "$self" | cut -c3- >&2
 	exit 2
 }
 
@@ -38,15 +39,17 @@ die()
 	exit 1
 }
 
-kdir='' tree=''
+kdir='' tree='' loops=1000000
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kdir) kdir=${2:?}; shift 2 ;;
 	--tree) tree=${2:?}; shift 2 ;;
+	--loops) loops=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	*) echo "measure.sh: unknown argument $1" >&2; usage ;;
 	esac
 done
+[[ $loops =~ ^[1-9][0-9]*$ ]] || { echo "measure.sh: --loops takes a number" >&2; usage; }
 
 # record PHASE KEY: KEY's value in the runner's record of the current
 # target after PHASE (src= after fetch, kdir= after build).
@@ -57,38 +60,29 @@ record()
 }
 [ -n "$tree" ] || tree=$(record fetch src)
 [ -n "$kdir" ] || kdir=$(record build kdir)
-[ -f "$tree/tools/testing/selftests/net/bench/page_pool/Makefile" ] ||
-	die "$tree has no tools/testing/selftests/net/bench/page_pool"
+bench=tools/testing/selftests/net/bench
+[ -f "$tree/$bench/page_pool/Makefile" ] || die "$tree has no $bench/page_pool"
 [ -f "$kdir/Module.symvers" ] || die "$kdir is no built kernel"
-tree=$(realpath "$tree")
 kdir=$(realpath "$kdir")
 
-# boot LOG VMTEST-ARGS...: a deterministic boot of kdir; prints its job.
-boot()
-{
-	local log=$1
+# Each side a selftests directory of its own: kselftest's helpers, the
+# series' script, the side's module built against the kernel booted.
+dir=$VMTEST_CACHE/measure/$(basename "$kdir")
+rm -rf "$dir"
+for side in upstream series; do
+	src=$tree
+	[ "$side" = upstream ] || src=$repo
+	mkdir -p "$dir/$side/kselftest" "$dir/$side/net/bench"
+	cp "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" "$dir/$side/kselftest/"
+	cp "$repo/$bench/test_bench_page_pool.sh" "$dir/$side/net/bench/"
+	cp -r "$src/$bench/page_pool" "$dir/$side/net/bench/"
+	make -C "$dir/$side/net/bench/page_pool" KDIR="$kdir" >"$dir/$side.build.log" 2>&1 ||
+		die "the $side module does not build, see $dir/$side.build.log"
+done
 
-	shift
-	"$vmtest" -t current -D --kdir "$kdir" "$@" >"$log" 2>&1 ||
-		die "the boot failed, see $log"
-	sed -n 's/^vmtest: current: results in //p' "$log" | tail -n 1
-}
-
-# Upstream's module, with its own Makefile, against the kernel booted.
-up=$VMTEST_CACHE/upstream-bench/$(basename "$kdir")
-rm -rf "$up" && mkdir -p "$up"
-cp -r "$tree/tools/testing/selftests/net/bench/page_pool" "$up/"
-make -C "$up/page_pool" KDIR="$kdir" >"$up/build.log" 2>&1 ||
-	die "upstream's module does not build, see $up/build.log"
-ko=$up/page_pool/bench_page_pool.ko
-
-# Upstream's script reads 'dmesg | tail'; its Type: lines are the figures.
-before=$(boot "$up/boot.log" -- bash -c "insmod '$ko' && dmesg | grep 'Type:'")
-[ -n "$before" ] || die "no job in $up/boot.log"
-after=$(boot "$up/series-boot.log")
-[ -n "$after" ] || die "no job in $up/series-boot.log"
-echo "measure.sh: upstream's module in $before, the series in $after" >&2
-
-cover=$series/net-next/0000-cover-letter.patch
-python3 "$series/results.py" --before "$before" --fill "$cover" "$after"
-echo "measure.sh: the table is in $cover" >&2
+# shellcheck disable=SC2016 # expanded by the guest's bash
+"$vmtest" -t current -D --kdir "$kdir" -- bash -c \
+	'for s in upstream series; do "$0/$s/net/bench/test_bench_page_pool.sh" "loops=$1" >"$0/$s.tap"; done' \
+	"$dir" "$loops" >"$dir/boot.log" 2>&1 || die "the boot failed, see $dir/boot.log"
+echo "measure.sh: $dir/upstream.tap and $dir/series.tap, loops=$loops" >&2
+"$repo/ab/verdict.py" --deterministic --base "$dir/upstream.tap" --change "$dir/series.tap"

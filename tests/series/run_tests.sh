@@ -8,10 +8,9 @@
 # patch undoes an earlier one's line; send refuses an identity in a
 # reserved domain, saying how to set one, and stamps the sender's. On the
 # real series: base + virtio + net-next == the project's files; each
-# patch's userspace parts build; NIPA's checks (series/nipa.py) pass per
-# patch but for exceptions named in the notes; send --maintainers
-# addresses every patch. The cover letter's results table from canned
-# runner jobs (results.py).
+# patch's userspace parts build without warnings and pass; NIPA's checks
+# (series/nipa.py) pass per patch but for exceptions named in the notes;
+# send --maintainers addresses every patch.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -307,106 +306,9 @@ check "the virtio cover letter goes to the virtio maintainers" \
 check "the net-next cover letter goes to the page_pool maintainers" \
 	grep -q 'Jesper Dangaard Brouer <hawk@' "$work/send-net-next/0000-cover-letter.patch"
 
-# ---- the cover letter's results table (results.py), canned jobs --------
-# One TCG run of the current target (a pass, a skip, a failure), one
-# -icount run of another kernel.
-job()
-{
-	local dir=$work/jobs/$1
-
-	mkdir -p "$dir/ktap"
-	echo "target=$1 result=$2 rc=0 seconds=60 accel=$3 job=$dir" >"$dir/result"
-	printf '[    0.5] booting\nvmtest-guest: %s, 3 CPUs, running %s/job.sh\n' \
-		"$4" "$dir" >"$dir/console.log"
-	shift 4
-	printf '%s\n' 'TAP version 13' '1..2' \
-		'# selftests: net/bench: test_bench_page_pool.sh' '# 1..3' "$@" \
-		'ok 1 selftests: net/bench: test_bench_page_pool.sh' \
-		'# selftests: ptr_ring: ptr_ring_test' '# ok 1 single # perf=42.500ns' \
-		'ok 2 selftests: ptr_ring: ptr_ring_test' >"$dir/ktap/install.tap"
-}
-job current fail tcg 7.3.4 '# ok 1 for_loop # perf=5.240ns' \
-	'# ok 2 lock # SKIP no lock' '# not ok 3 cross_cpu_return'
-job distro pass icount 6.12.57+deb13-amd64 '# # environment: counter:tsc preempt:lazy' \
-	'# # environment: mode:deterministic' '# ok 1 for_loop # perf=12.000instructions' \
-	'# ok 2 lock # perf=50.000instructions' '# ok 3 cross_cpu_return # perf=99.000instructions'
-results=$REPO/series/results.py
-table=$(python3 "$results" "$work/jobs/current" "$work/jobs/distro" 2>&1)
-want=$(cat <<'TABLE'
-  current: Linux 7.3.4, 3 vCPUs, run: fail
-    QEMU TCG emulation: emulated time, not hardware figures
-  distro: Linux 6.12.57+deb13-amd64, 3 vCPUs, run: pass
-    QEMU TCG -icount: instructions, deterministic, not time
-
-  test                         current              distro
-  net/bench for_loop           5.240ns  12.000instructions
-  net/bench lock                  skip  50.000instructions
-  net/bench cross_cpu_return      fail  99.000instructions
-  ptr_ring single             42.500ns            42.500ns
-TABLE
-)
-if [[ $table == *"$want"* ]]; then
-	ok "the table: a run's kernel and mode, a row per subtest, its figure per run"
-else
-	not_ok "the table: a run's kernel and mode, a row per subtest, its figure per run" \
-		"$table"
-fi
-# --before: upstream's module in a deterministic boot, its Type: lines
-# on the console; the figure is tsc_interval over the invoke count.
-up=$work/jobs/upstream
-mkdir -p "$up"
-echo "target=current result=pass rc=0 seconds=60 accel=icount job=$up" >"$up/result"
-printf '%s\n' "vmtest-guest: 7.3.4, 3 CPUs, running $up/job.sh" \
-	'[   20.5] Type:for_loop Per elem: 12 cycles(tsc) 12.345 ns (step:0) - (measurement period time:1.234500000 sec time_interval:1234500000) - (invoke count:100000000 tsc_interval:1234567890)' \
-	'[   30.5] Type:lock Per elem: 49 cycles(tsc) 49.990 ns (step:0) - (measurement period time:0.499900000 sec time_interval:499900000) - (invoke count:10000000 tsc_interval:499912345)' \
-	>"$up/console.log"
-table=$(python3 "$results" --before "$up" "$work/jobs/distro" 2>&1)
-want=$(cat <<'TABLE'
-  upstream: Linux 7.3.4, 3 vCPUs, run: pass
-    QEMU TCG -icount: instructions, deterministic, not time
-  distro: Linux 6.12.57+deb13-amd64, 3 vCPUs, run: pass
-    QEMU TCG -icount: instructions, deterministic, not time
-
-  test                          upstream              distro
-  net/bench for_loop          12.346insn  12.000instructions
-  net/bench lock              49.991insn  50.000instructions
-  net/bench cross_cpu_return           -  99.000instructions
-  ptr_ring single                      -            42.500ns
-
-Units: insn, instructions per element (net/bench) or item (ptr_ring)
-under QEMU -icount, whose TSC counts instructions; ns, nanoseconds (QEMU's
-virtual time under -icount).
-
-Environment of upstream:
-  Linux 7.3.4's own bench_page_pool.ko, loaded once with its defaults
-
-Environment of distro (its "# environment:" lines, the module's "run env"
-first):
-  counter:tsc preempt:lazy
-  mode:deterministic
-TABLE
-)
-if [[ $table == *"$want"* ]]; then
-	ok "the table: upstream's figures per element from its Type: lines, each run's environment"
-else
-	not_ok "the table: upstream's figures per element from its Type: lines, each run's environment" \
-		"$table"
-fi
-# --fill: in place of @RESULTS@, then in place of the table it wrote.
-printf 'Subject: x\n\nResults:\n\n@RESULTS@\n\nReproduce it.\n' >"$work/cover"
-python3 "$results" --fill "$work/cover" "$work/jobs/current" &&
-	python3 "$results" --before "$up" --fill "$work/cover" "$work/jobs/distro"
-if [ "$(sed -n '/^Results:/,/^Reproduce/p' "$work/cover")" = \
-     "$(printf 'Results:\n\n%s\n\nReproduce it.' "$table")" ]; then
-	ok "results.py --fill writes the table into a cover letter, and replaces it"
-else
-	not_ok "results.py --fill writes the table into a cover letter, and replaces it" \
-		"$(cat "$work/cover")"
-fi
-rm "$work/jobs/distro/result"
-expect_rc "results.py: a job that did not finish is refused" 1 \
-	"$work/results.log" python3 "$results" "$work/jobs/distro"
-expect_grep "and the job is named" "$work/results.log" \
-	"results.py: $work/jobs/distro: no result of a finished run"
+# measure.sh refuses what it cannot use before it builds or boots
+expect_rc "measure.sh --loops x: exit 2" 2 "$work/measure.log" \
+	"$REPO/series/measure.sh" --loops x
+expect_grep "and says why" "$work/measure.log" 'measure.sh: --loops takes a number'
 
 tests_done series
