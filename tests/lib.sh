@@ -213,6 +213,20 @@ overlay_ptr_ring()
 	done
 }
 
+# kselftest_tree DIR: DIR becomes a tree with kselftest's Makefile,
+# lib.mk and helpers, from a kernel source in the runner's cache (none:
+# exit 1).
+kselftest_tree()
+{
+	local src
+
+	src=$(runner_source 'linux-source-[0-9]*')
+	[ -n "$src" ] && mkdir -p "$1/tools/testing/selftests" "$1/scripts" &&
+	cp "$src/scripts/subarch.include" "$1/scripts/" &&
+	cp -r "$src/tools/testing/selftests/"{Makefile,lib.mk,kselftest,run_kselftest.sh} \
+		"$src/tools/testing/selftests/"kselftest*.h "$1/tools/testing/selftests/"
+}
+
 # debian_source PKG [APT-OPTIONS...]: the tree of Debian's kernel source
 # package PKG (say linux-source-6.12), the newest the index names,
 # unpacked into the runner's cache by its helpers when it is not there;

@@ -13,20 +13,15 @@
 
 work=$(mktemp -d "$OUT/cross.XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-src=$(runner_source 'linux-source-[0-9]*')
-if [ -z "$src" ]; then
+tree=$work/tree
+sel=$tree/tools/testing/selftests
+if ! kselftest_tree "$tree"; then
 	not_ok "cross: a Debian kernel source to take lib.mk from" \
 		"none in $VMTEST_CACHE/src"
 	tests_done cross
 	exit
 fi
-
-tree=$work/tree
-sel=$tree/tools/testing/selftests
-mkdir -p "$sel/hello" "$tree/scripts" "$work/bin"
-cp "$src/scripts/subarch.include" "$tree/scripts/"
-cp -r "$src/tools/testing/selftests/"{Makefile,lib.mk,kselftest,run_kselftest.sh} \
-	"$src/tools/testing/selftests/"kselftest*.h "$sel/"
+mkdir -p "$sel/hello" "$work/bin"
 printf 'int main(void) { return 0; }\n' >"$sel/hello/hello.c"
 printf 'TEST_GEN_PROGS := hello\ninclude ../lib.mk\n' >"$sel/hello/Makefile"
 

@@ -12,22 +12,15 @@
 
 work=$(mktemp -d "$OUT/overlap.XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-src=$(runner_source 'linux-source-[0-9]*')
-if [ -z "$src" ]; then
+# The source: kselftest's Makefiles and a top Makefile the runner asks
+# for its version.
+tree=$work/src
+if ! kselftest_tree "$tree"; then
 	not_ok "overlap: a Debian kernel source to take lib.mk from" \
 		"none in $VMTEST_CACHE/src"
 	tests_done overlap
 	exit
 fi
-
-# The source: kselftest's Makefiles and a top Makefile the runner asks
-# for its version.
-tree=$work/src
-sel=$tree/tools/testing/selftests
-mkdir -p "$sel" "$tree/scripts"
-cp "$src/scripts/subarch.include" "$tree/scripts/"
-cp -r "$src/tools/testing/selftests/"{Makefile,lib.mk,kselftest,run_kselftest.sh} \
-	"$src/tools/testing/selftests/"kselftest*.h "$sel/"
 printf 'kernelversion:\n\t@echo 0.0.0\n' >"$tree/Makefile"
 # a git tree of its own (the farm takes a git tree's files)
 git -C "$tree" init -q && git -C "$tree" add -A &&
