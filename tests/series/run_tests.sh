@@ -148,28 +148,37 @@ expect_rc "check fails on a MAINTAINERS entry no patch adds" 1 "$work/drift.log"
 expect_grep "and names the entry line" "$work/drift.log" '^# \+F:	drifted/'
 git -C "$proj" checkout -q -- .
 
+# export_change DIR SUBJECT: DIR's change committed and exported.
+export_change()
+{
+	git -C "$1" add -A && git -C "$1" commit -qs -m "$2" &&
+		"$ss" export net-next "$1" >/dev/null
+}
+
+# refused WHAT LOG NAMING REGEX: check fails on the exported change and
+# names what; the project's files are restored.
+refused()
+{
+	expect_rc "check fails $1" 1 "$work/$2" "$ss" check
+	expect_grep "and names $3" "$work/$2" "$4"
+	git -C "$proj" checkout -q -- . && git -C "$proj" clean -qfd
+}
+
 # A later patch undoing an earlier one's line.
 "$ss" import net-next "$work/u" >/dev/null
 sed -i '/^two$/d' "$work/u/tools/testing/selftests/net/bench/synthetic.txt"
-git -C "$work/u" commit -qs -am 'selftests: net: bench: two goes again'
-"$ss" export net-next "$work/u" >/dev/null
-expect_rc "check fails when a later patch removes an earlier one's line" 1 \
-	"$work/undo.log" "$ss" check
-expect_grep "and names both patches, the file and the line" "$work/undo.log" \
+export_change "$work/u" 'selftests: net: bench: two goes again'
+refused "when a later patch removes an earlier one's line" undo.log \
+	"both patches, the file and the line" \
 	'^# patch 3 removes or rewrites a line patch 1 added: tools/testing/selftests/net/bench/synthetic.txt:2\) two'
-git -C "$proj" checkout -q -- . && git -C "$proj" clean -qfd
 
 # A new selftest directory that no TARGETS line names.
 "$ss" import net-next "$work/t" >/dev/null
 mkdir -p "$work/t/tools/testing/selftests/synthetic"
 echo 'include ../lib.mk' >"$work/t/tools/testing/selftests/synthetic/Makefile"
-git -C "$work/t" add -A && git -C "$work/t" commit -qs -m 'selftests: a synthetic target'
-"$ss" export net-next "$work/t" >/dev/null
-expect_rc "check fails on a selftest directory no TARGETS line names" 1 \
-	"$work/targets.log" "$ss" check
-expect_grep "and names the missing line" "$work/targets.log" \
-	"^# tools/testing/selftests/Makefile: no 'TARGETS \\+= synthetic'"
-git -C "$proj" checkout -q -- . && git -C "$proj" clean -qfd
+export_change "$work/t" 'selftests: a synthetic target'
+refused "on a selftest directory no TARGETS line names" targets.log \
+	"the missing line" "^# tools/testing/selftests/Makefile: no 'TARGETS \\+= synthetic'"
 
 # Identity: the project's is in a reserved domain; send refuses it.
 expect_rc "send refuses an identity in a reserved domain: exit 2" 2 \
