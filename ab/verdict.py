@@ -187,6 +187,21 @@ def common(base, change):
     return data
 
 
+def one_sided(base, change):
+    """Rows of the tests only one side has (a new one, say): that
+    side's figure, no verdict."""
+    rows = []
+    for side, runs, other in (('base', base, change),
+                              ('change', change, base)):
+        for name in dict.fromkeys(n for r in runs for n in r.perf):
+            if not any(name in r.perf for r in other):
+                values, unit = samples(runs, name)
+                cells = [f'{np.mean(values):.3f}{unit}', '-']
+                rows.append([name] + cells[::1 if side == 'base' else -1] +
+                            ['-', '-', f'only in {side}'])
+    return rows
+
+
 def compare(base, change, deterministic, margin, alpha=ALPHA):
     """(rows, header, notes) of the table of BASE against CHANGE."""
     data = common(base, change)
@@ -202,15 +217,7 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
                      f'{after - before:+.3f}',
                      f'{100 * (after - before) / before:+.2f}%'
                      if before else '-', verdicts[name]])
-    # A test one side lacks (a new one, say): its figure, no verdict
-    for side, runs, other in (('base', base, change),
-                              ('change', change, base)):
-        for name in dict.fromkeys(n for r in runs for n in r.perf):
-            if not any(name in r.perf for r in other):
-                values, unit = samples(runs, name)
-                cells = [f'{np.mean(values):.3f}{unit}', '-']
-                rows.append([name] + cells[::1 if side == 'base' else -1] +
-                            ['-', '-', f'only in {side}'])
+    rows += one_sided(base, change)
     rules = sorted({(d[2], exact[n]) for n, d in data.items()})
     header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
               '; '.join(f'unit {u}, {rule(e, margin, alpha)}'
