@@ -189,15 +189,15 @@ pinned_source()
 # (both stay as they are); DIR/out is for builds.
 overlay_ptr_ring()
 {
-	local ksrc=$1 dir=$2 src=$REPO sel=$2/tools/testing/selftests
+	local ksrc=$1 dir=$2 sel=$2/tools/testing/selftests
 	local rt=$2/tools/virtio/ringtest entry
 
 	mkdir -p "$sel/ptr_ring" "$rt" "$dir/out" || return 1
 	for entry in "$ksrc"/tools/virtio/ringtest/*; do
-		[ -e "$src/tools/virtio/ringtest/${entry##*/}" ] ||
+		[ -e "$REPO/tools/virtio/ringtest/${entry##*/}" ] ||
 			ln -s "$entry" "$rt/" || return 1
 	done
-	for entry in "$src"/tools/virtio/ringtest/*; do
+	for entry in "$REPO"/tools/virtio/ringtest/*; do
 		ln -s "$entry" "$rt/" || return 1
 	done
 	for entry in include scripts Makefile; do
@@ -206,8 +206,8 @@ overlay_ptr_ring()
 	for entry in "$ksrc"/tools/testing/selftests/*; do
 		[ "${entry##*/}" = ptr_ring ] || ln -s "$entry" "$sel/" || return 1
 	done
-	for entry in "$src"/tools/testing/selftests/ptr_ring/* \
-		     "$src"/tools/testing/selftests/ptr_ring/.gitignore; do
+	for entry in "$REPO"/tools/testing/selftests/ptr_ring/* \
+		     "$REPO"/tools/testing/selftests/ptr_ring/.gitignore; do
 		[ -e "$entry" ] || continue
 		ln -s "$entry" "$sel/ptr_ring/" || return 1
 	done

@@ -72,7 +72,7 @@ tree)
 	# selftests the series adds built and installed from it.
 	PATH=${PATH#"$TESTS_RUNNER/bin:"}
 	VMTEST_CACHE=$FAKE_CACHE VMTEST_SERIES=$FAKE_SERIES
-	prepare_tree "$FAKE_SRC" "$(tree_identity "$FAKE_SRC")" patch &&
+	prepare_tree "$FAKE_SRC" "$(tree_identity "$FAKE_SRC")" &&
 		sleep "${FAKE_HOLD:-0}" &&
 		step "building the selftests" "$job/selftests.log" \
 			build_selftests "$job/install" "$job/build" "$job/kdir"
