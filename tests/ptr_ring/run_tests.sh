@@ -7,9 +7,8 @@
 # the series' base (7.3, vmtest/sources.lock), 7.2 and 6.12 (their
 # ptr_ring.h lack __ptr_ring_check_produce(); 6.12's also data_race()),
 # unpacked by the runner's helpers when missing (tests/series checks the
-# patches themselves).  The project's files are
-# laid over each tree in a temporary directory of symlinks (the trees stay
-# read-only), then:
+# patches themselves).  The project's files are laid over each tree in a
+# temporary directory of symlinks (the trees stay read-only), then:
 #
 #   - per tree: ringtest's ptr_ring builds without warnings and runs; both
 #     selftests build without warnings; ptr_ring_check passes every case;

@@ -11,9 +11,9 @@
 # verdict; the guest folds KTAP files into 0, 4 or 1, each test judged by
 # its own KTAP (no plan, a short plan, an XFAIL fail it); the current
 # target's tree gets the series as patches, once, without writing the
-# source, giving the project's files, or the runner stops (apply.sh); each run
-# owns its job directory from the start, and its result says how it
-# ended (state.sh); Ctrl-C on tests/run.sh stops its group
+# source, giving the project's files, or the runner stops (apply.sh);
+# each run owns its job directory from the start, and its result says
+# how it ended (state.sh); Ctrl-C on tests/run.sh stops its group
 # (interrupt_run.sh); the distro kernel is extracted into the cache,
 # nothing written to /boot (distro.sh); apt waits for another apt's lock
 # and says so (apt_lock.sh); arm64's selftests are aarch64 after an x86

@@ -5,8 +5,8 @@
 #
 # A tree the user names is never modified: the farm holds hard links to
 # its files, and patch -p1 replaces (never rewrites) the ones the series
-# changes. Kernels are built out of tree (O=), so no
-# build writes a source.
+# changes. Kernels are built out of tree (O=), so no build writes a
+# source.
 # shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
 # An identity that changes whenever the tree's content does.
