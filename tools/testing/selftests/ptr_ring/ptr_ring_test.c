@@ -44,7 +44,8 @@ static const char usage[] =
 "                          consumer, as tun's backpressure); mpsc\n"
 "                          (page_pool's returning CPUs)\n"
 "  -s, --ring-size N       entries (default 1024, at most %ld)\n"
-"  -n, --run-cycles N      items per producer and repetition (1000000)\n"
+"  -n, --run-cycles N      items per producer and repetition (1000000,\n"
+"                          100000 with KSFT_MACHINE_SLOW=yes)\n"
 "  -b, --batch N           of the batched modes (default 16)\n"
 "      --param N           r->batch, the consumer's zeroing batch\n"
 "  -r, --reps N            timed repetitions after a warm-up (default 5)\n"
@@ -569,6 +570,10 @@ static long parse_args(int argc, char **argv)
 	char *val;
 	int opt;
 
+	/* As the net selftests: an emulated or debug kernel runs fewer */
+	val = getenv("KSFT_MACHINE_SLOW");
+	if (val && !strcmp(val, "yes"))
+		cfg.count /= 10;
 	while ((opt = getopt_long(argc, argv, "s:n:b:r:P:m:h", opts,
 				  NULL)) != -1) {
 		if (opt == 'p') {
