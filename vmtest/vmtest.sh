@@ -320,7 +320,7 @@ write_job()
 		else
 			printf '%q ' "$VMTEST_DIR/guest/selftests.sh" "$HOW" \
 				"$KTREE" "$SERIES_TARGETS" "$job" "$install" \
-				"KDIR=$kdir" "O=$job/build"
+				"KDIR=$kdir" "O=$KTREE.build"
 			echo
 		fi
 		echo 'rc=$?'
@@ -395,7 +395,7 @@ run_target()
 	record "src=$KSRC_PRISTINE"
 	stop_here fetch && return 0
 	PHASE=tree
-	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID"
+	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID" "$target"
 	record "tree=$KTREE"
 	stop_here tree && return 0
 
@@ -412,14 +412,15 @@ run_target()
 		kdir=$DISTRO_KDIR
 	fi
 
-	# Built and installed on the host (cross-compiled for another
-	# architecture) in the run's own job directory: nothing is compiled
-	# under emulation, and the guest's 'make run_tests' (--how tree,
-	# with the same O=) finds the targets up to date.
+	# Built on the host (cross-compiled for another architecture) beside
+	# the target's tree, and installed in the run's own job directory:
+	# nothing is compiled under emulation, and the guest's 'make
+	# run_tests' (--how tree, with the same O=) finds the targets up to
+	# date.
 	install=$JOB/install
 	step "building and installing the selftests on the host" \
 		"$VMTEST_LOGS/selftests.log" \
-		build_selftests "$install" "$JOB/build" "$kdir" ||
+		build_selftests "$install" "$KTREE.build" "$kdir" ||
 		fail "the selftests do not build"
 	patches=()
 	[ "$VM_DMA" != iommu ] || patches+=("$VMTEST_DIR/guest/dma-iommu.patch")

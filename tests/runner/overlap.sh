@@ -5,7 +5,9 @@
 # each installs the selftest its own series gives. The second waits for
 # the first to have its selftests, says so, then patches the farm anew;
 # without the farm's lock it would patch the farm under the first run,
-# which would then build and install the second's program.
+# which would then build and install the second's program. Another
+# target's run has its own farm and does not wait; a file a series no
+# longer changes is the source's again, and what make built is rebuilt.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -21,25 +23,35 @@ if ! kselftest_tree "$tree"; then
 	tests_done overlap
 	exit
 fi
+# hello PRINTS: a program that prints PRINTS.
+hello()
+{
+	printf '#include <stdio.h>\nint main(void) { return puts("%s") < 0; }\n' "$1"
+}
+
 printf 'kernelversion:\n\t@echo 0.0.0\n' >"$tree/Makefile"
+mkdir -p "$tree/tools/testing/selftests/hello"
+hello src >"$tree/tools/testing/selftests/hello/hello.c"
+printf 'TEST_GEN_PROGS := hello\ninclude ../lib.mk\n' \
+	>"$tree/tools/testing/selftests/hello/Makefile"
 # a git tree of its own (the farm takes a git tree's files)
 git -C "$tree" init -q && git -C "$tree" add -A &&
 	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm src
 
-# checkout NAME: a series of one patch adding a program that prints NAME.
+# checkout NAME [keep]: a series of one patch making the source's program
+# print NAME, or with "keep" leaving it as it is; the patch changes the
+# program's Makefile, which makes it one of the series' targets.
 checkout()
 {
 	local co=$work/$1 g=$work/$1.git
 
-	mkdir -p "$co/series/virtio" "$co/series/net-next" "$g/tools/testing/selftests/hello"
-	git -C "$g" init -q
-	printf 'int main(void) { return puts("%s") < 0; }\n' "$1" |
-		sed '1i #include <stdio.h>' >"$g/tools/testing/selftests/hello/hello.c"
-	printf 'TEST_GEN_PROGS := hello\ninclude ../lib.mk\n' \
-		>"$g/tools/testing/selftests/hello/Makefile"
-	git -C "$g" add -A &&
-		git -C "$g" -c user.name=t -c user.email=t@t commit -qm hello &&
-		git -C "$g" format-patch -q --root -o "$co/series/virtio" HEAD
+	mkdir -p "$co/series/virtio" "$co/series/net-next"
+	git clone -q "$tree" "$g" || return
+	echo "# $1" >>"$g/tools/testing/selftests/hello/Makefile"
+	[ "${2:-}" = keep ] ||
+		hello "$1" >"$g/tools/testing/selftests/hello/hello.c"
+	git -C "$g" -c user.name=t -c user.email=t@t commit -qam "$1" &&
+		git -C "$g" format-patch -q -o "$co/series/virtio" HEAD~
 }
 
 # run NAME [VAR=VALUE...]: NAME's checkout prepared in the shared cache.
@@ -53,14 +65,19 @@ run()
 		"$TESTS_DIR/runner/stage.sh" tree "$work/job-$name" >"$work/$name.log" 2>&1
 }
 
+# patched GLOB: wait until a farm matching GLOB is patched.
+patched()
+{
+	for _ in $(seq 100); do
+		compgen -G "$work/cache/trees/$1.series" >/dev/null && return
+		sleep 0.1
+	done
+}
+
 checkout first && checkout second
 run first FAKE_HOLD=4 &
 first=$!
-# Once the first has patched the farm, during its hold
-for _ in $(seq 100); do
-	compgen -G "$work/cache/trees/*.series" >/dev/null && break
-	sleep 0.1
-done
+patched '*'		# the second starts during the first's hold
 run second
 wait "$first"
 for name in first second; do
@@ -71,5 +88,28 @@ done
 expect_grep "overlap: the second run waited for the first, saying so" \
 	"$work/second.log" 'waiting for another run using .*/trees/src-'
 expect_no_grep "overlap: the first did not wait" "$work/first.log" 'waiting for'
+
+# Another target has a farm of its own (its module is built against
+# another kernel): it does not wait for current's.
+rm "$work/cache/trees/"*.series	# the first patches the farm anew
+run first FAKE_HOLD=4 &
+first=$!
+patched '*'
+run second FAKE_TARGET=distro
+wait "$first"
+expect_no_grep "overlap: a distro run does not wait for a current run" \
+	"$work/second.log" 'waiting for'
+check "overlap: the distro run has a farm of its own" \
+	compgen -G "$work/cache/trees/src-*-distro"
+check "overlap: and installed its own program" \
+	test "$("$work/job-second/install/hello/hello" 2>&1)" = second
+
+# A series that leaves the program as the source has it, after one that
+# changed it: the farm's copy goes back to the source's, with a new
+# mtime, and make rebuilds the program from it.
+checkout third keep
+run third
+check "overlap: a series that does not change a file gets the source's ($("$work/job-third/install/hello/hello" 2>&1))" \
+	test "$("$work/job-third/install/hello/hello" 2>&1)" = src
 
 tests_done overlap

@@ -72,10 +72,11 @@ tree)
 	# selftests the series adds built and installed from it.
 	PATH=${PATH#"$TESTS_RUNNER/bin:"}
 	VMTEST_CACHE=$FAKE_CACHE VMTEST_SERIES=$FAKE_SERIES
-	prepare_tree "$FAKE_SRC" "$(tree_identity "$FAKE_SRC")" &&
+	prepare_tree "$FAKE_SRC" "$(tree_identity "$FAKE_SRC")" \
+		"${FAKE_TARGET:-current}" &&
 		sleep "${FAKE_HOLD:-0}" &&
 		step "building the selftests" "$job/selftests.log" \
-			build_selftests "$job/install" "$job/build" "$job/kdir"
+			build_selftests "$job/install" "$KTREE.build" "$job/kdir"
 	;;
 install) read -ra pkgs <<<"$FAKE_PKGS" && apt_install "${pkgs[@]}" ;;
 distro)

@@ -81,10 +81,7 @@ build_kernel()
 	local flavor=$1 out cfg key missing
 	local -a frags kmake
 
-	# x86 builds keep the directory they had before there was a second
-	# architecture.
 	out=$VMTEST_CACHE/build/$(basename "$KTREE")-$flavor
-	[ "$KARCH" = x86_64 ] || out+=-$KARCH
 	cfg=$out-config
 	mapfile -t frags < <(config_fragments "$flavor")
 	mkdir -p "$out" "$cfg"
@@ -146,10 +143,10 @@ build_module_copy()
 }
 
 # build_selftests INSTALL BUILD KDIR: the series' selftests built for the
-# target's architecture in BUILD (O=, the run's own: nothing built for
+# target's architecture in BUILD (O=, the target's own: nothing built for
 # one target is reused by another, as lib.mk's rules know no compiler)
 # and installed in INSTALL, the module against KDIR (kbuild rebuilds it
-# in the tree when the architecture or kernel changes). A step.
+# in the tree when the kernel changes). A step.
 build_selftests()
 {
 	local install=$1 build=$2 kdir=$3

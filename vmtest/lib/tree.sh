@@ -56,9 +56,11 @@ series_patches()
 }
 
 # apply_series SRC FARM PATCH...: the paths the patches touch, and those
-# the last ones applied touched, back to links to SRC (or gone, where SRC
-# has none), then the patches applied with patch -p1 (GNU patch writes
-# each file anew, so the farm's links to SRC are never written through).
+# the last ones applied touched, back to SRC's content (or gone, where
+# SRC has none), then the patches applied with patch -p1 (GNU patch
+# writes each file anew, so the farm's links to SRC are never written
+# through). Copies, not links: each gets a new mtime, so that make
+# rebuilds what it built from another series' version of the file.
 apply_series()
 {
 	local src=$1 farm=$2 p
@@ -70,7 +72,8 @@ apply_series()
 	} | sort -u >"$farm.paths.new" || return 1
 	while read -r p; do
 		if [ -e "$src/$p" ]; then
-			mkdir -p "$(dirname "$farm/$p")" && ln -f "$src/$p" "$farm/$p"
+			mkdir -p "$(dirname "$farm/$p")" &&
+				cp --remove-destination "$src/$p" "$farm/$p"
 		else
 			rm -f "$farm/$p"
 		fi || return 1
@@ -107,24 +110,28 @@ release_tree()
 	TREE_LOCK_FD=
 }
 
-# prepare_tree SRC ID: sets KTREE to the farm of SRC with the series'
-# committed patch files applied. The farm is relinked only when ID (the
-# source's identity) changes, and the patches are applied only when
-# their content changes; the farm keeps its place (and so its kernel
-# build directory), and as hard links keep mtimes, a relinked farm
-# rebuilds only what changed.
+# prepare_tree SRC ID TARGET: sets KTREE to TARGET's farm of SRC with the
+# series' committed patch files applied. The farm is relinked only when
+# ID (the source's identity) changes, and the patches are applied only
+# when their content changes; the farm keeps its place (and so its
+# kernel build directory), and as hard links keep mtimes, a relinked
+# farm rebuilds only what changed. Each target has its own farm, as the
+# module is built in the tree (lib.mk's TEST_GEN_MODS_DIR): one farm
+# for targets with different kernels rebuilt it on every run.
 prepare_tree()
 {
-	local src=$1 id=$2 farm key
+	local src=$1 id=$2 target=$3 farm key
 	local -a patches
 
 	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/tools/testing/selftests" ]; then
 		die "$src does not look like a kernel tree"
 	fi
+	# current's keeps the name it had before the others had their own.
 	farm=$VMTEST_CACHE/trees/$(basename "$src")-$(realpath "$src" | hash_of)
+	[ "$target" = current ] || farm+=-$target
 	hold_tree "$farm"
 	if [ "$(cat "$farm.id" 2>/dev/null)" != "$id" ]; then
-		rm -f "$farm.series" "$farm.paths"
+		rm -rf "$farm.series" "$farm.paths" "$farm.build"
 		step "linking a work copy of $src" "$VMTEST_LOGS/farm.log" \
 			make_farm "$src" "$farm" || die "cannot link $src"
 		printf '%s\n' "$id" >"$farm.id"
