@@ -111,7 +111,7 @@ pass, skip, fail, error or interrupted, and the phase it reached.
                       guest on it prints within ${KVM_PROBE_SECS} s, else TCG)
   -s, --shell         an interactive shell in the guest instead
   -T, --timeout SEC   kill a guest that runs longer (default: $VM_TIMEOUT)
-  -K, --keep-going    run the next target after a failure
+  -K, --keep-going    run the next target after a failure or an error
       --stop-after P  fetch, tree or build: stop after that phase and
                       print each target's record (src=, tree=, kdir=,
                       kernel=), booting nothing
@@ -511,20 +511,38 @@ record_result()
 		"$PHASE" "$JOB" >"$JOB/result.tmp" && mv "$JOB/result.tmp" "$JOB/result"
 }
 
-# finish: the EXIT trap. However the runner exits (die, fail, Ctrl-C),
-# the running step or guest stops and the running job's result says why.
+# finish: a target's EXIT trap. However its run ends (die, fail, Ctrl-C),
+# the running step or guest stops, the job's result says why, and the
+# summary gets the target's row.
 # shellcheck disable=SC2317 # run by the trap
 finish()
 {
 	local rc=$?
 
 	cleanup
-	[ -z "$JOB" ] || record_result "$rc"
+	[ -n "$JOB" ] || return 0
+	record_result "$rc"
+	printf '%-8s %-11s %4d s%s\n' "$JOB_TARGET" "$(result_word "$rc")" \
+		$(($(date +%s) - JOB_START)) "$(counter_note)" >>"$ROWS"
+}
+
+# run_one TARGET: one target's run, in a subshell of its own, so that a
+# runner error or a failed build (die, fail) ends this target only.
+# Signals end it once (its cleanup is not cut short by a second one).
+run_one()
+{
+	CLEANUP_DIRS=()
+	trap finish EXIT
+	trap 'trap "" INT TERM; msg "interrupted"; exit 130' INT
+	trap 'trap "" INT TERM; msg "terminated"; exit 143' TERM
+	start_job "$1"
+	run_target "$1"
 }
 
 # What the benchmarks' "cycles" count in the job's guest, when they are
 # not a TSC's: the arm64 generic timer, at the frequency its kernel
 # reported; and whether the figures are emulated.
+# shellcheck disable=SC2317 # run by finish, the trap
 counter_note()
 {
 	local hz
@@ -538,37 +556,55 @@ counter_note()
 		"$([ "$VMTEST_ACCEL" = kvm ] || echo ', emulated: read ns')"
 }
 
+# stop_run SIGNAL RC: the runner's own trap: the target's subshell stops
+# (a terminal's Ctrl-C reaches it too, a kill of the runner only this).
+# shellcheck disable=SC2317 # run by the traps
+stop_run()
+{
+	[ -z "$RUN_PID" ] || { kill -"$1" "$RUN_PID" 2>/dev/null; wait "$RUN_PID"; }
+	exit "$2"
+}
+
+ROWS=
+RUN_PID=
+
 main()
 {
-	local target rc worst='' start
-	local -a rows=()
+	local target rc worst='' error=''
 
 	parse_args "$@"
-	own_processes
-	trap finish EXIT
+	ROWS=$(mktemp) || die "cannot create a temporary file"
+	CLEANUP_DIRS+=("$ROWS")
+	trap cleanup EXIT
+	trap 'stop_run INT 130' INT
+	trap 'stop_run TERM 143' TERM
 	# Jobs older than a day go.
 	mkdir -p "$VMTEST_CACHE/jobs" || die "cannot create $VMTEST_CACHE/jobs"
 	find "$VMTEST_CACHE/jobs" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
 		-exec rm -rf {} +
 
 	for target in $TARGETS; do
-		start=$(date +%s)
-		start_job "$target"
-		run_target "$target"
+		# stdin kept: a background job's would be /dev/null (--shell)
+		run_one "$target" <&0 &
+		RUN_PID=$!
+		wait "$RUN_PID"
 		rc=$?
-		release_tree
-		record_result "$rc"
-		rows+=("$(printf '%-8s %-5s %4d s%s' "$target" \
-			"$(rc_word "$rc")" $(($(date +%s) - start)) \
-			"$(counter_note)")")
-		JOB=
-		worst=$(fold_status "$worst" "$rc")
-		[ "$rc" -eq 1 ] && [ "$KEEP_GOING" -eq 0 ] && break
+		RUN_PID=
+		case $rc in
+		0 | 4) worst=$(fold_status "$worst" "$rc") ;;
+		2) error=2 ;;
+		130 | 143) exit "$rc" ;;
+		*) worst=1 ;;
+		esac
+		[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || [ "$KEEP_GOING" -eq 1 ] ||
+			break
 	done
+	# A failed test wins over a runner error: it is a finding.
+	[ "$worst" = 1 ] || worst=${error:-$worst}
 	[ -z "$STOP_AFTER" ] || exit "$worst"
 
 	msg "summary:"
-	printf 'vmtest:   %s\n' "${rows[@]}" >&2
+	sed 's/^/vmtest:   /' "$ROWS" >&2
 	exit "${worst:-1}"
 }
 

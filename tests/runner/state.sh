@@ -5,7 +5,8 @@
 # jobs/TARGET link are made before anything else, so a run that fails
 # before booting leaves jobs/TARGET saying so, never an older run's pass;
 # its logs are in the job; the runner's own failures exit 2, a bad option
-# too, and Ctrl-C says "interrupted". A phase's record is in the job, and
+# too, and end their target only with -K; Ctrl-C, or SIGTERM to the
+# runner alone, says "interrupted". A phase's record is in the job, and
 # tests read it with one helper (runner_record).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -62,6 +63,32 @@ expect_grep "Ctrl-C while fetching: the result says interrupted" "$job/result" \
 	'^target=distro result=interrupted rc=130 '
 check "Ctrl-C while fetching: no process left" \
 	test -z "$(pgrep -f "sleep $((100000 + $$))")"
+
+# SIGTERM to the runner alone (not its group): the target's run stops too.
+env PATH="$work/bin:$PATH" FAKE_APT=hang FAKE_SLEEP=$((100001 + $$)) \
+	"$VMTEST" -t current --cache "$cache" >"$work/term.log" 2>&1 &
+pid=$!
+await_process "sleep $((100001 + $$))" 10
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+check "SIGTERM to the runner alone: exit 143 (got $rc)" test "$rc" -eq 143
+expect_grep "SIGTERM to the runner alone: the result says interrupted" \
+	"$(realpath -m "$cache/jobs/current")/result" '^target=current result=interrupted rc=143 '
+check "SIGTERM to the runner alone: no process left" \
+	test -z "$(pgrep -f "sleep $((100001 + $$))")"
+
+# A runner error ends its target only: -K goes on to the next one.
+expect_rc "-K: both targets cannot fetch: exit 2" 2 "$work/keep.log" \
+	env PATH="$work/bin:$PATH" "$VMTEST" -K --cache "$cache"
+for t in current distro; do
+	expect_grep "-K: the summary has $t's error" "$work/keep.log" \
+		"^vmtest:   $t +error +[0-9]+ s"
+done
+expect_rc "without -K: exit 2" 2 "$work/nokeep.log" \
+	env PATH="$work/bin:$PATH" "$VMTEST" --cache "$cache"
+expect_no_grep "without -K: the first error ends the run" "$work/nokeep.log" \
+	'distro: results in'
 
 # Refusals are the runner's: exit 2, and no job.
 expect_rc "a bad option: exit 2" 2 "$work/opt.log" \

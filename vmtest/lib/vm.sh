@@ -9,15 +9,6 @@ KERNEL_LINE='^\[ *[0-9]+\.[0-9]+\]'
 # lines (printk timestamps) are matched, not the tests' own output.
 SPLAT_RE='(Oops|Unable to handle kernel|BUG:|WARNING:|Kernel panic|general protection fault|KASAN:|UBSAN:|unreferenced object|new suspected memory leak|soft lockup|hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|INFO: task .* blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|ODEBUG:|list_(add|del) corruption|kernel BUG at)'
 
-rc_word()
-{
-	case $1 in
-	0) echo pass ;;
-	4) echo skip ;;
-	*) echo FAIL ;;
-	esac
-}
-
 # The accelerator: kvm, tcg, or auto (KVM when it can run a guest).
 VMTEST_ACCEL=${VMTEST_ACCEL:-auto}
 # The device node the KVM probe needs (a test points it elsewhere).
