@@ -180,15 +180,16 @@ done
 [ "$runs" -eq 0 ] || echo "ptr_ring.sh: $runs native runs a side in $SECONDS s"
 
 # ir BIN MODE N: Ir outside the waits of a run of MODE, N items a
-# repetition (-P 1: valgrind runs one thread at a time), in the ring's
-# threads only: the main thread wakes once a second to watch for a stall,
-# so its count follows the run's wall time
+# repetition (-P 1: valgrind runs one thread at a time; fair scheduling,
+# or a spinning thread starves the other for whole time slices), in the
+# ring's threads only: the main thread wakes once a second to watch for a
+# stall, so its count follows the run's wall time
 ir()
 {
 	local d f sum=0 n
 
 	d=$(mktemp -d "$out/callgrind/cg.XXXXXX") || return 1
-	if valgrind --tool=callgrind --separate-threads=yes \
+	if valgrind --tool=callgrind --separate-threads=yes --fair-sched=yes \
 		--toggle-collect='wait_*' --collect-atstart=yes \
 		--callgrind-out-file="$d/out" "$1" -m "$2" -P 1 -n "$3" -r 1 \
 		>/dev/null 2>&1; then
