@@ -37,6 +37,29 @@ tests_done()
 	[ "$TESTS_FAILED" -eq 0 ] && [ "$TESTS_PASSED" -gt 0 ]
 }
 
+# subtests SCRIPT...: scripts of a group's checks, one after another:
+# their checks and reasons pass on (tests/run.sh counts them); one that
+# prints no check, or exits non-zero without a failed one, fails here.
+subtests()
+{
+	local s rc log
+
+	log=$(mktemp)
+	for s in "$@"; do
+		"$s" >"$log" 2>&1
+		rc=$?
+		grep -E '^((not )?ok - |#   )' "$log"
+		if ! grep -qE '^(not )?ok - ' "$log"; then
+			not_ok "${s##*/}: reports its checks" "exit $rc, none printed"
+			tail -n 15 "$log" | sed 's/^/#   /'
+		elif [ "$rc" -ne 0 ] && ! grep -q '^not ok - ' "$log"; then
+			not_ok "${s##*/}: exits 0 or with a failed check" "exit $rc"
+			tail -n 15 "$log" | sed 's/^/#   /'
+		fi
+	done
+	rm -f "$log"
+}
+
 # check NAME CMD...: ok when CMD exits 0; its output is shown on failure.
 check()
 {

@@ -94,3 +94,5 @@ env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL -u GIT_COMMITTER_NAME \
 	>"$work/clone.log" 2>&1
 expect_grep "a shallow clone without series/'s scripts prepares the tree" \
 	"$work/clone.log" '^current src=.* tree='
+
+tests_done apply

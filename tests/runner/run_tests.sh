@@ -29,15 +29,17 @@ trap 'rm -rf "$work"' EXIT
 # What a stand-in leaves running, should the runner fail to stop it.
 export FAKE_SLEEP=$((100000 + $$))
 
-"$TESTS_DIR/runner/boot_retry.sh" | grep -E '^(not )?ok - '
-"$TESTS_DIR/runner/arm64.sh" | grep -E '^(not )?ok - '
-"$TESTS_DIR/runner/apply.sh" | grep -E '^(not )?ok - '
-"$TESTS_DIR/runner/state.sh" | grep -E '^(not )?ok - '
-"$TESTS_DIR/runner/interrupt_run.sh" | grep -E '^(not )?ok - '
-"$TESTS_DIR/runner/distro.sh" | grep -E '^(not )?ok - '
-"$TESTS_DIR/runner/apt_lock.sh" | grep -E '^(not )?ok - '
-"$TESTS_DIR/runner/cross.sh" | grep -E '^(not )?ok - '
-"$TESTS_DIR/runner/overlap.sh" | grep -E '^(not )?ok - '
+subtests "$TESTS_DIR"/runner/{boot_retry,arm64,apply,state,interrupt_run,distro,apt_lock,cross,overlap}.sh
+
+# A script that stops early is not a smaller pass.
+printf '#!/bin/sh\necho "ok - one"\nexit 3\n' >"$work/early.sh"
+printf '#!/bin/sh\necho "# nothing"\n' >"$work/silent.sh"
+chmod +x "$work/early.sh" "$work/silent.sh"
+sub=$(subtests "$work/early.sh" "$work/silent.sh")
+check "subtests: exit 3 after a passed check is a failed check" \
+	grep -q '^not ok - early.sh: exits 0 or with a failed check' <<<"$sub"
+check "subtests: a script that prints no check is a failed check" \
+	grep -q '^not ok - silent.sh: reports its checks' <<<"$sub"
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log; prints the seconds it took.

@@ -29,27 +29,12 @@ if [ ! -f "$ksrc/MAINTAINERS" ]; then
 fi
 export SERIES_BASE=$ksrc
 
-# NIPA's tools, from Debian, when missing: pylint, shellcheck, codespell
+# NIPA's tools, from Debian: pylint, shellcheck, codespell
 # (checkpatch.pl --codespell) and ply (its spdxcheck.py) for Debian's
 # python3; ruff comes from sid (ensure_ruff).
-missing=()
-command -v pylint >/dev/null || missing+=(pylint)
-command -v shellcheck >/dev/null || missing+=(shellcheck)
-[ -f /usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt ] ||
-	missing+=(codespell)
-/usr/bin/python3 -c 'import ply' 2>/dev/null || missing+=(python3-ply)
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "# installing ${missing[*]}"
-	(
-		# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/common.sh
-		. "$REPO/vmtest/lib/common.sh"
-		# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/packages.sh
-		. "$REPO/vmtest/lib/packages.sh"
-		VMTEST_LOGS=$OUT
-		is_root && apt_install "${missing[@]}"
-	) >/dev/null 2>&1 ||
-		echo "# installing ${missing[*]} failed (see $OUT/apt-*.log)"
-fi
+need_tools "pylint pylint" "shellcheck shellcheck" \
+	"/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt codespell" \
+	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
 
 # ---- the pin ---------------------------------------------------------------
 # A pinned version Debian dropped: exit 2, naming the newest and the
