@@ -38,7 +38,7 @@ tests_done()
 }
 
 # subtests SCRIPT...: scripts of a group's checks, one after another:
-# their checks and reasons pass on (tests/run.sh counts them); one that
+# their checks and reasons pass on, counted as the group's; one that
 # prints no check, or exits non-zero without a failed one, fails here.
 subtests()
 {
@@ -49,6 +49,8 @@ subtests()
 		"$s" >"$log" 2>&1
 		rc=$?
 		grep -E '^((not )?ok - |#   )' "$log"
+		TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' "$log")))
+		TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' "$log")))
 		if ! grep -qE '^(not )?ok - ' "$log"; then
 			not_ok "${s##*/}: reports its checks" "exit $rc, none printed"
 			tail -n 15 "$log" | sed 's/^/#   /'

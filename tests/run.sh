@@ -8,8 +8,11 @@
 #
 # usage: tests/run.sh [--tier quick|ci|all] [GROUP...]  (GROUPs named
 #   run whatever their tier; --help lists them)
-#   quick  no kernel is built (sources are fetched): static checks, the
-#          runner's logic with stand-ins, ptr_ring, the before/after
+#   unit   hermetic: no network (a network namespace of its own when
+#          run as root), an empty cache, nothing built: the runner's
+#          logic with stand-ins, series_files
+#   quick  unit, then what needs sources but no kernel build: static
+#          checks, the runner's tree phases, ptr_ring, the before/after
 #          statistics (ab)
 #   ci     quick, then one kernel build and the guests (default; .ci/run)
 #   all    ci, then the soak tier: a debug kernel built from a --ksrc git
@@ -31,9 +34,10 @@ cd "$(dirname "$self")" || exit 1
 
 # group tier time-limit(s): a cold run builds the kernel in the first
 # group that needs one (module).
-PLAN='static quick 900
-series_files quick 300
-runner quick 600
+PLAN='series_files unit 300
+runner unit 600
+static quick 900
+runner_tree quick 600
 ptr_ring quick 1200
 ab quick 120
 attribute quick 300
@@ -65,10 +69,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $tier in
-quick) tiers='quick' ;;
-ci) tiers='quick ci' ;;
-all) tiers='quick ci all' ;;
-*) echo "run.sh: --tier must be quick, ci or all, not '$tier'" >&2; exit 2 ;;
+unit) tiers='unit' ;;
+quick) tiers='unit quick' ;;
+ci) tiers='unit quick ci' ;;
+all) tiers='unit quick ci all' ;;
+*) echo "run.sh: --tier must be unit, quick, ci or all, not '$tier'" >&2; exit 2 ;;
 esac
 
 # Groups named run whatever their tier; otherwise the tier's groups.
@@ -129,16 +134,28 @@ trap 'stop_group TERM 143' TERM
 # run_group GROUP: its checks, then one more for the group as a whole.
 run_group()
 {
-	local g=$1 limit rc start log=$out/group-$1.log
+	local g=$1 limit rc start log=$out/group-$1.log iso=() cache=
 
 	limit=$(awk -v g="$g" '$1 == g { print $3 }' <<<"$PLAN")
 	say "# ---- $g (limit ${limit:-3600} s) ----"
+	# A unit group is hermetic: it gets an empty cache of its own and,
+	# where this user can make one, a network namespace with no way out.
+	if [ "$(awk -v g="$g" '$1 == g { print $2 }' <<<"$PLAN")" = unit ]; then
+		cache=$(mktemp -d "$out/unit-cache.XXXXXX")
+		iso=(env "VMTEST_CACHE=$cache")
+		if unshare -n true 2>/dev/null; then
+			iso=(unshare -n "${iso[@]}")
+		else
+			say "# $g: no network namespace for this user: run with the network"
+		fi
+	fi
 	start=$(date +%s)
 	: >"$log"
 	GROUP=$g
 	# In the background, so that a signal's trap runs at once (wait
 	# returns), and shown as it comes.
-	timeout -k 30 "${limit:-3600}" "$gdir/$g/run_tests.sh" >"$log" 2>&1 </dev/null &
+	timeout -k 30 "${limit:-3600}" "${iso[@]}" "$gdir/$g/run_tests.sh" \
+		>"$log" 2>&1 </dev/null &
 	GROUP_PID=$!
 	tail -n +1 -s 0.2 --pid="$GROUP_PID" -f "$log" &
 	SHOW_PID=$!
@@ -146,6 +163,7 @@ run_group()
 	rc=$?
 	wait "$SHOW_PID"
 	GROUP_PID='' SHOW_PID=''
+	[ -z "$cache" ] || rm -rf "$cache"
 	cat "$log" >>"$out/run.log"
 	say "# $g took $(($(date +%s) - start)) s"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

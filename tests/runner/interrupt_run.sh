@@ -104,4 +104,29 @@ check "a group's need_tools installs what it lacks, and only that" \
 	grep -qx 'apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends vmtest-its-package' \
 	"$work/apt.log"
 
+# The unit tier is hermetic: a group that the plan puts there (here a
+# stand-in under series_files' name) runs with an empty cache of its own
+# and, as root, in a network namespace with loopback alone.
+mkdir -p "$work/groups/series_files"
+cat >"$work/groups/series_files/run_tests.sh" <<'GROUP'
+#!/bin/bash
+case $VMTEST_CACHE in "$TESTS_OUT"/unit-cache.*) ;; *) exit 1 ;; esac
+[ -z "$(ls -A "$VMTEST_CACHE")" ] && echo "ok - empty cache"
+echo "ok - interfaces: $(awk -F: 'NR > 2 { printf "%s", $1 }' /proc/net/dev)"
+GROUP
+chmod +x "$work/groups/series_files/run_tests.sh"
+TESTS_GROUPS=$work/groups TESTS_OUT=$work/unit "$TESTS_DIR/run.sh" \
+	series_files >"$work/unit.log" 2>&1
+expect_grep "run.sh: a unit group gets an empty cache of its own" \
+	"$work/unit.log" '^ok - empty cache$'
+if unshare -n true 2>/dev/null; then
+	expect_grep "run.sh: a unit group has no network but loopback" \
+		"$work/unit.log" '^ok - interfaces: +lo$'
+else
+	expect_grep "run.sh: no network namespace for this user, said" \
+		"$work/unit.log" 'no network namespace for this user'
+fi
+check "run.sh: the unit group's cache is gone after it" \
+	test -z "$(find "$work/unit" -maxdepth 1 -name 'unit-cache.*')"
+
 tests_done interrupt_run

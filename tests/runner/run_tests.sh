@@ -9,16 +9,13 @@
 # leaves no process behind; -s gets a terminal it can use; every kind of
 # kernel report on a canned console (kmemleak's dump included) fails the
 # verdict; the guest folds KTAP files into 0, 4 or 1, each test judged by
-# its own KTAP (no plan, a short plan, an XFAIL fail it); the current
-# target's tree gets the series as patches, once, without writing the
-# source, giving the project's files, or the runner stops (apply.sh);
-# each run owns its job directory from the start, and its result says
-# how it ended (state.sh); Ctrl-C on tests/run.sh stops its group
-# (interrupt_run.sh); the distro kernel is extracted into the cache,
-# nothing written to /boot (distro.sh); apt waits for another apt's lock
-# and says so (apt_lock.sh); arm64's selftests are aarch64 after an x86
-# build in the same tree (cross.sh); two checkouts' overlapping runs on
-# one cache each install their own series' files (overlap.sh).
+# its own KTAP (no plan, a short plan, an XFAIL fail it); each run owns
+# its job directory from the start, and its result says how it ended
+# (state.sh); Ctrl-C on tests/run.sh stops its group (interrupt_run.sh);
+# the distro kernel is extracted into the cache, nothing written to /boot
+# (distro.sh); apt waits for another apt's lock and says so
+# (apt_lock.sh). Hermetic (the unit tier): no network, an empty cache.
+# The phases that need a kernel source are tests/runner_tree's.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -29,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 # What a stand-in leaves running, should the runner fail to stop it.
 export FAKE_SLEEP=$((100000 + $$))
 
-subtests "$TESTS_DIR"/runner/{boot_retry,arm64,apply,state,interrupt_run,distro,apt_lock,cross,overlap}.sh
+subtests "$TESTS_DIR"/runner/{boot_retry,arm64,state,interrupt_run,distro,apt_lock}.sh
 
 # A script that stops early is not a smaller pass.
 printf '#!/bin/sh\necho "ok - one"\nexit 3\n' >"$work/early.sh"

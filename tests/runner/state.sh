@@ -6,8 +6,7 @@
 # before booting leaves jobs/TARGET saying so, never an older run's pass;
 # its logs are in the job; the runner's own failures exit 2, a bad option
 # too, and end their target only with -K; Ctrl-C, or SIGTERM to the
-# runner alone, says "interrupted". A phase's record is in the job, and
-# tests read it with one helper (runner_record).
+# runner alone, says "interrupted".
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -106,17 +105,5 @@ check "--stop-after leaves jobs/current as it was" \
 job=$(sed -n 's/^vmtest: current: results in //p' "$work/stop.log")
 expect_grep "--stop-after: its own job says error" "$job/result" \
 	'^target=current result=error rc=2 '
-
-# The record of a phase: one reader (runner_record), and the job's own
-# file, which a shell sources.
-rec=$(runner_record current fetch)
-src=$(record_get src <<<"$rec")
-job=$(record_get job <<<"$rec")
-check "runner_record: the current target's source ($src)" test -d "$src"
-# shellcheck disable=SC2016 # expanded by that shell
-check "the job keeps the record as a file a shell sources" \
-	bash -c '. "$1/record" && [ "$target" = current ] && [ "$src" = "$2" ]' _ "$job" "$src"
-expect_grep "the job's result says prepared, phase fetch" "$job/result" \
-	'^target=current result=prepared rc=0 .* phase=fetch '
 
 tests_done state
