@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot kernels under QEMU and run the series' kselftests inside them.
 #
-# Three targets: 'current' builds a minimal kernel from the Debian kernel
+# Three targets, each a file in vmtest/targets/: 'current' builds a minimal kernel from the Debian kernel
 # source vmtest/sources.lock pins (or a tree given with --ksrc) with the
 # series' committed patch files applied; 'distro' boots Debian's prebuilt
 # 6.12 kernel, whose image and headers are extracted into the cache
@@ -56,11 +56,12 @@ kmemleak) are kept in CACHE/jobs/TARGET.*, made before anything else, and
 CACHE/jobs/TARGET points to the newest run that boots; its result says
 pass, skip, fail, error or interrupted, and the phase it reached.
 
-  -t, --target T      current, distro, both (current and distro) or
-                      arm64 (current's tree, cross-built for arm64 and
-                      booted under qemu-system-aarch64 -M virt, TCG, with
-                      a root of Debian arm64 packages; --how install
-                      only, no -D) (default: both)
+  -t, --target T      a target vmtest/targets/ describes, one file each:
+                      current, distro, arm64 (current's tree, cross-built
+                      for arm64 and booted under qemu-system-aarch64 -M
+                      virt, TCG, with a root of Debian arm64 packages;
+                      --how install only, no -D); or both (current and
+                      distro) (default: both)
   -k, --ksrc DIR      kernel tree for 'current' and 'arm64' (default: the
                       linux-source-X.Y vmtest/sources.lock pins);
                       never modified, the runner works on a hard-link copy
@@ -191,11 +192,7 @@ parse_args()
 		shift
 	done
 
-	case $TARGETS in
-	both) TARGETS="current distro" ;;
-	current | distro | arm64) ;;
-	*) die "--target must be current, distro, both or arm64, not '$TARGETS'" ;;
-	esac
+	[ "$TARGETS" != both ] || TARGETS="current distro"
 	case $HOW in
 	tree | install | both) ;;
 	*) die "--how must be tree, install or both, not '$HOW'" ;;
@@ -215,8 +212,7 @@ parse_args()
 		die "--mem needs a size like 2G or 1536M, not '$VM_MEM'"
 	case $VM_DMA in
 	direct | swiotlb) ;;
-	iommu) [ "$HOW" = install ] || die "--dma iommu: --how install only"
-	       [[ " $TARGETS " != *" arm64 "* ]] || die "--dma iommu: x86 targets only" ;;
+	iommu) [ "$HOW" = install ] || die "--dma iommu: --how install only" ;;
 	*) die "--dma must be direct, swiotlb or iommu, not '$VM_DMA'" ;;
 	esac
 	case $PROFILE in
@@ -226,7 +222,6 @@ parse_args()
 	if [ "$ATTRIBUTE" -eq 1 ]; then
 		[ "$DETERMINISTIC" -eq 1 ] || die "--attribute needs -D"
 		[ "$HOW" = install ] || die "--attribute: --how install only"
-		[[ " $TARGETS " != *" arm64 "* ]] || die "--attribute: x86 targets only"
 	fi
 	[ "$PROFILE" = tiny ] || [ "$DEBUG" -eq 0 ] ||
 		die "--profile $PROFILE and --debug exclude each other"
@@ -234,39 +229,20 @@ parse_args()
 		[ -d "$KSRC" ] || die "--ksrc: no such directory: $KSRC"
 		KSRC=$(realpath "$KSRC")
 	fi
-	if [ -n "$KDIR_GIVEN" ]; then
-		local t
+	local t
 
-		for t in $TARGETS; do
-			if [ "$t" = distro ]; then
-				warn "--kdir: not for the distro target, which boots Debian's kernel"
-				continue
-			fi
-			target_arch "$t"
-			if [ ! -f "$KDIR_GIVEN/$KIMAGE_PATH" ] ||
-			   [ ! -f "$KDIR_GIVEN/Module.symvers" ]; then
-				die "--kdir: no built kernel ($KIMAGE_PATH, Module.symvers) in $KDIR_GIVEN"
-			fi
-		done
-		KDIR_GIVEN=$(realpath "$KDIR_GIVEN")
-	fi
+	ARCHES=
+	for t in $TARGETS; do
+		load_target "$t"
+		ARCHES+=" $KARCH"
+		check_target "$t"
+	done
+	[ -z "$KDIR_GIVEN" ] || KDIR_GIVEN=$(realpath "$KDIR_GIVEN")
 	local kv
 	for kv in "${PARAMS[@]}" "${ENVS[@]}"; do
 		[[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*=.*$ ]] ||
 			die "expected NAME=VALUE, not '$kv'"
 	done
-	if [[ " $TARGETS " == *" arm64 "* ]] && [ "$VMTEST_ACCEL" = kvm ] &&
-	   [ "$(uname -m)" != aarch64 ]; then
-		die "--accel kvm: an arm64 guest cannot run under KVM on this $(uname -m) machine; it runs under TCG emulation"
-	fi
-	# NIPA's way compiles in the guest: the arm64 root has no compiler,
-	# its selftests are cross-built on the host.
-	[[ " $TARGETS " != *" arm64 "* ]] || [ "$HOW" = install ] ||
-		die "--how $HOW: the arm64 guest has no make or compiler; its selftests are cross-built on the host (--how install)"
-	# -icount makes x86's TSC count instructions, which the driver then
-	# labels so; arm64's generic timer would tick at 1/16 of that.
-	[[ " $TARGETS " != *" arm64 "* ]] || [ "$DETERMINISTIC" -eq 0 ] ||
-		die "--deterministic: on arm64 the benchmarks' counter is the generic timer, not an instruction count; not supported for -t arm64"
 	[ "$SHELL_MODE" -eq 0 ] || [ "${#COMMAND[@]}" -eq 0 ] ||
 		die "--shell and a command exclude each other"
 	[ "$SHELL_MODE" -eq 0 ] || [ -t 0 ] ||
@@ -274,6 +250,30 @@ parse_args()
 	[ -n "$VMTEST_CACHE" ] || die "the cache directory cannot be empty"
 	VMTEST_CACHE=$(realpath -m -- "$VMTEST_CACHE")
 	[ -n "$STOP_AFTER" ] || check_guest_paths
+}
+
+# check_target TARGET: the options TARGET (loaded) cannot take.
+check_target()
+{
+	if [ -n "$KDIR_GIVEN" ] && [ "$TARGET_KERNEL" = debian ]; then
+		warn "--kdir: not for the $1 target, which boots Debian's kernel"
+	elif [ -n "$KDIR_GIVEN" ] && { [ ! -f "$KDIR_GIVEN/$KIMAGE_PATH" ] ||
+	     [ ! -f "$KDIR_GIVEN/Module.symvers" ]; }; then
+		die "--kdir: no built kernel ($KIMAGE_PATH, Module.symvers) in $KDIR_GIVEN"
+	fi
+	[ "$KARCH" != x86_64 ] || return 0
+	[ "$VM_DMA" != iommu ] || die "--dma iommu: x86 targets only"
+	[ "$ATTRIBUTE" -eq 0 ] || die "--attribute: x86 targets only"
+	[ "$VMTEST_ACCEL" != kvm ] || [ "$ACCEL_NATIVE" -eq 1 ] ||
+		die "--accel kvm: an $KARCH guest cannot run under KVM on this $(uname -m) machine; it runs under TCG emulation"
+	# NIPA's way compiles in the guest: the arm64 root has no compiler,
+	# its selftests are cross-built on the host.
+	[ "$GUEST_ROOT" = / ] || [ "$HOW" = install ] ||
+		die "--how $HOW: the $KARCH guest has no make or compiler; its selftests are cross-built on the host (--how install)"
+	# -icount makes x86's TSC count instructions, which the driver then
+	# labels so; arm64's generic timer would tick at 1/16 of that.
+	[ "$DETERMINISTIC" -eq 0 ] ||
+		die "--deterministic: on $KARCH the benchmarks' counter is the generic timer, not an instruction count; not supported for -t $1"
 }
 
 # The guest sees the host's files at their paths, except below the
@@ -369,18 +369,18 @@ run_target()
 	local -a patches
 
 	PHASE=tools
-	ensure_host_tools "$TARGETS"
-	target_arch "$target"
+	ensure_host_tools "$ARCHES"
+	load_target "$target"
 	PHASE=fetch
-	case $target in
-	current | arm64)
+	case $TARGET_KERNEL in
+	build)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
 		[ "$PROFILE" = tiny ] || flavor=$PROFILE
 		[ "$VM_DMA" != iommu ] || flavor+=-iommu
 		;;
-	distro)
+	debian)
 		[ "$DEBUG" -eq 1 ] &&
-			msg "distro: Debian ships no debug variant, booting its kernel"
+			msg "$target: Debian ships no debug variant, booting its kernel"
 		ensure_distro_kernel
 		;;
 	esac
@@ -400,10 +400,10 @@ run_target()
 	stop_here tree && return 0
 
 	PHASE=build
-	if [ "$target" != distro ] && [ -n "$KDIR_GIVEN" ]; then
+	if [ "$TARGET_KERNEL" = build ] && [ -n "$KDIR_GIVEN" ]; then
 		kernel=$KDIR_GIVEN/$KIMAGE_PATH
 		kdir=$KDIR_GIVEN
-	elif [ "$target" != distro ]; then
+	elif [ "$TARGET_KERNEL" = build ]; then
 		build_kernel "$flavor"
 		kernel=$KIMAGE
 		kdir=$KBUILD_OUT
@@ -440,7 +440,7 @@ run_target()
 	PHASE=boot
 	job=$JOB
 	initrd=$job/initramfs.cpio.gz
-	if [ "$target" = distro ]; then
+	if [ "$TARGET_KERNEL" = debian ]; then
 		make_initramfs "$initrd" "$DISTRO_RELEASE" "$DISTRO_ROOT"
 	else
 		make_initramfs "$initrd"

@@ -290,4 +290,23 @@ expect_rc "--dma sideways: exit 2" 2 "$work/dma-bad.log" \
 	"$REPO/vmtest/vmtest.sh" --dma sideways
 expect_grep "... naming the choices" "$work/dma-bad.log" 'direct, swiotlb or iommu'
 
+# Targets are data, one file each in vmtest/targets/: a new one gets its
+# architecture's refusals; a bad file or name is the runner's error.
+cp -r "$REPO/vmtest" "$work/vt"
+printf '# an arm64 build\narch=arm64\nkernel=build\n' >"$work/vt/targets/arm64b"
+printf 'arch=sparc\nkernel=build\n' >"$work/vt/targets/bad"
+expect_rc "a new arm64 target file gets arm64's refusals: -D, exit 2" 2 \
+	"$work/t-new.log" "$work/vt/vmtest.sh" -t arm64b -D &&
+	expect_grep "... naming the target" "$work/t-new.log" \
+		'not supported for -t arm64b$'
+expect_rc "a target file with an unknown architecture: exit 2" 2 \
+	"$work/t-bad.log" "$work/vt/vmtest.sh" -t bad &&
+	expect_grep "... naming the file and the key" "$work/t-bad.log" \
+		'vt/targets/bad: arch= must be x86_64 or arm64'
+expect_rc "an unknown target: exit 2" 2 "$work/t-none.log" "$VMTEST" -t nowhere &&
+	expect_grep "... listing the targets" "$work/t-none.log" \
+		"no such target: 'nowhere' \(vmtest/targets/ has: arm64 current distro\)"
+expect_rc "a target named by a path: exit 2" 2 "$work/t-path.log" \
+	"$VMTEST" -t ../targets/current
+
 tests_done runner

@@ -47,7 +47,7 @@ export BOOT_MARKER PATH=$TESTS_RUNNER/bin:$PATH
 DETERMINISTIC=0 DEBUG=0 SHELL_MODE=${SHELL_MODE:-0} VM_CPUS=2 VM_MEM=1G \
 	VM_TIMEOUT=${VM_TIMEOUT:-30} VMTEST_CACHE=$job VMTEST_LOGS=$job
 VMTEST_SERIES=$(dirname "$VMTEST_DIR")
-target_arch "${FAKE_TARGET:-current}"
+load_target "${FAKE_TARGET:-current}"
 GUEST_ROOT=${GUEST_ROOT:-$job/root}
 own_processes
 case $1 in

@@ -95,4 +95,12 @@ env -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL -u GIT_COMMITTER_NAME \
 expect_grep "a shallow clone without series/'s scripts prepares the tree" \
 	"$work/clone.log" '^current src=.* tree='
 
+# A new target is one file: an x86 build target beside current gets a
+# tree of its own.
+printf 'arch=x86_64\nkernel=build\n' >"$work/clone/vmtest/targets/x86b"
+"$work/clone/vmtest/vmtest.sh" -t x86b --ksrc "$fake.ok" --stop-after tree \
+	>"$work/x86b.log" 2>&1
+expect_grep "a new target file, vmtest/targets/x86b, prepares a tree of its own" \
+	"$work/x86b.log" '^x86b src=.* tree=[^ ]*-x86b( |$)'
+
 tests_done apply

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-# What differs between the architectures a target builds and boots, as
-# data: the build, QEMU and the guest's console and root read these, so
-# no step has a copy per architecture.
+# A target as data: its file in vmtest/targets/ names the architecture
+# and where its kernel comes from, and what differs between the
+# architectures is here, so that no step has a copy per target or
+# architecture, and a new target is one file.
 # shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
-# target_arch TARGET: set the architecture of TARGET (current, distro or
-# arm64).
+# load_target TARGET: read vmtest/targets/TARGET, a KEY=VALUE file
+# (arch=, kernel=: build from the tree, or debian's prebuilt image), and
+# set its architecture's values.
+#   TARGET_KERNEL  build or debian
 #   KARCH          ARCH= of the kernel and selftest builds
 #   CROSS_COMPILE  the cross toolchain's prefix, empty for a native build
 #   KIMAGE_TARGET  the make target of the bootable image
@@ -17,9 +20,26 @@
 #                  9p: the host's own root for x86, a small root made of
 #                  Debian's arm64 packages otherwise (set by the target)
 #   ACCEL_NATIVE   1 when KVM could run the guest on this host
-target_arch()
+load_target()
 {
-	case $1 in
+	local file=$VMTEST_DIR/targets/$1 key value arch='' kernel=''
+
+	if ! [[ $1 =~ ^[a-z0-9_-]+$ ]] || [ ! -f "$file" ]; then
+		die "no such target: '$1' (vmtest/targets/ has: $(targets))"
+	fi
+	while IFS='=' read -r key value; do
+		case $key in
+		'' | '#'*) ;;
+		arch) arch=$value ;;
+		kernel) kernel=$value ;;
+		*) die "$file: unknown key '$key'" ;;
+		esac
+	done <"$file"
+	case $kernel in
+	build | debian) TARGET_KERNEL=$kernel ;;
+	*) die "$file: kernel= must be build or debian, not '$kernel'" ;;
+	esac
+	case $arch in
 	arm64)
 		KARCH=arm64
 		CROSS_COMPILE=aarch64-linux-gnu-
@@ -31,7 +51,7 @@ target_arch()
 		GUEST_ROOT=
 		[ "$(uname -m)" = aarch64 ] && ACCEL_NATIVE=1 || ACCEL_NATIVE=0
 		;;
-	*)
+	x86_64)
 		KARCH=x86_64
 		CROSS_COMPILE=
 		KIMAGE_TARGET=bzImage
@@ -42,7 +62,18 @@ target_arch()
 		GUEST_ROOT=/
 		ACCEL_NATIVE=1
 		;;
+	*) die "$file: arch= must be x86_64 or arm64, not '$arch'" ;;
 	esac
+}
+
+# The targets vmtest/targets/ describes, on one line.
+targets()
+{
+	local f
+
+	for f in "$VMTEST_DIR"/targets/*; do
+		printf '%s ' "${f##*/}"
+	done | sed 's/ $//'
 }
 
 # The make variables of a build for the target's architecture.

@@ -79,17 +79,17 @@ apt_install()
 }
 
 # Install the Debian packages providing what the runner needs on the host
-# for TARGETS, every tool a kernel build uses among them, before the first
+# for ARCHES (the targets' architectures), every tool a kernel build uses among them, before the first
 # build: the .config records pahole's version (CONFIG_PAHOLE_VERSION), and
 # a pahole installed later makes every module build against that kernel
 # warn. The arm64 tools (the cross compiler, its C library for
 # ptr_ring_test, QEMU's arm emulators) come only with an arm64 target.
 ensure_host_tools()
 {
-	local targets=$1 need
+	local arches=$1 need
 
 	mapfile -t need < <({ host_tools
-		[[ " $targets " != *" arm64 "* ]] || arm64_host_tools; } |
+		[[ " $arches " != *" arm64 "* ]] || arm64_host_tools; } |
 		missing_packages)
 	[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
 	# Not a pipe: under pipefail, grep -q quitting early could kill
