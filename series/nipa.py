@@ -46,6 +46,7 @@ import email
 import email.utils
 import fnmatch
 import glob
+import itertools
 import os
 import re
 import subprocess
@@ -73,25 +74,26 @@ CODESPELL = ('/usr/share/codespell/dictionary.txt',
 DEPRECATED_ERRORS = ['module_param']
 DEPRECATED_WARNINGS = [r'\Wdev_hold\(', r'\Wdev_put\(', r'\Wput_net\(',
                        r'\Wget_net\(', r'\Winit_dummy_netdev\(']
-NOTE = re.compile(r'^\s*NIPA: ([a-z_]+): *(\S.*)$', re.M)
+NOTE = re.compile(r'^\s*NIPA: ([a-z_]+): *(\S.*)$', re.MULTILINE)
 EMAIL = re.compile(r'([^ <"]*@[^ >"]*)')
 Result = collections.namedtuple('Result', 'check level desc detail',
                                 defaults=[''])
 
 
-def sh(tree, *args, ok=None, text=True):
+def run_in(tree, *args, ok=None, text=True):
     """ARGS run in TREE; OK: the exit codes that are no error."""
-    p = subprocess.run(args, cwd=tree, capture_output=True, text=text,
-                       check=False)
-    if ok is not None and p.returncode not in ok:
-        sys.exit('nipa.py: %s: exit %d: %s' % (' '.join(args), p.returncode,
-                                               str(p.stderr).strip()))
-    return p
+    proc = subprocess.run(args, cwd=tree, capture_output=True, text=text,
+                          check=False)
+    if ok is not None and proc.returncode not in ok:
+        sys.exit(f"nipa.py: {' '.join(args)}: exit {proc.returncode}: "
+                 f"{str(proc.stderr).strip()}")
+    return proc
 
 
 def changed(tree, rev, filt, suffix):
-    out = sh(tree, 'git', 'show', '--diff-filter=' + filt, '--pretty=',
-             '--name-only', rev, ok=[0]).stdout.split()
+    """The files ending in SUFFIX that REV changes (--diff-filter=FILT)."""
+    out = run_in(tree, 'git', 'show', '--diff-filter=' + filt, '--pretty=',
+                 '--name-only', rev, ok=[0]).stdout.split()
     return [f for f in out if f.endswith(suffix)]
 
 
@@ -102,18 +104,18 @@ def checkpatch(tree):
     if not any(os.path.exists(d) for d in CODESPELL):
         return Result('checkpatch', FAIL, "no codespell dictionary for "
                       "--codespell (apt-get install codespell)")
-    p = subprocess.run(['./scripts/checkpatch.pl', '-g', 'HEAD'] + CP_FLAGS,
-                       cwd=tree, capture_output=True, text=True, env=CP_ENV,
-                       check=False)
-    out = p.stdout
+    proc = subprocess.run(['./scripts/checkpatch.pl', '-g', 'HEAD'] + CP_FLAGS,
+                          cwd=tree, capture_output=True, text=True,
+                          env=CP_ENV, check=False)
+    out = proc.stdout
     if 'total: 0 errors, 0 warnings, 0 checks' in out:
         return Result('checkpatch', PASS, re.search(r'total: .*', out)
                       .group(0))
     found = sorted(set(re.findall(r'^(?:WARNING|ERROR|CHECK): .*$', out,
-                                  re.M)))
+                                  re.MULTILINE)))
     if not re.search(r'total: \d+ errors', out):
         return Result('checkpatch', FAIL, 'checkpatch.pl did not finish: ' +
-                      (p.stderr.strip().split('\n') or [''])[-1])
+                      (proc.stderr.strip().split('\n') or [''])[-1])
     level = WARN if re.search(r'total: 0 errors, \d+ warnings', out) else FAIL
     return Result('checkpatch', level, re.search(r'total: .*', out).group(0),
                   '; '.join(found))
@@ -121,17 +123,19 @@ def checkpatch(tree):
 
 def deprecated_api(tree):
     """NIPA's deprecated_api.sh on the commit at HEAD."""
-    diff = sh(tree, 'git', 'show', 'HEAD', ok=[0]).stdout.split('\n')
+    diff = run_in(tree, 'git', 'show', 'HEAD', ok=[0]).stdout.split('\n')
     level, msg = PASS, []
     for items, bad in ((DEPRECATED_WARNINGS, WARN),
                        (DEPRECATED_ERRORS, FAIL)):
         for item in items:
-            new = sum(1 for ln in diff if re.match(r'^\+.*' + item, ln, re.I))
-            old = sum(1 for ln in diff if re.match(r'^-.*' + item, ln, re.I))
+            new = sum(1 for ln in diff
+                      if re.match(r'^\+.*' + item, ln, re.IGNORECASE))
+            old = sum(1 for ln in diff
+                      if re.match(r'^-.*' + item, ln, re.IGNORECASE))
             if not new:
                 continue
-            msg.append("'%s' was: %d now: %d" % (item.replace('\\W', '')
-                                                 .replace('\\', ''), old, new))
+            name = item.replace('\\W', '').replace('\\', '')
+            msg.append(f"'{name}' was: {old} now: {new}")
             if new > old:
                 level = max(level, bad, key=[PASS, WARN, FAIL].index)
             elif bad == FAIL:
@@ -146,7 +150,7 @@ def selftest_files(text):
     """(new, modified) net selftest files of a patch, as NIPA picks them."""
     new, mod = set(), set()
     lines = text.split('\n')
-    for line, nxt in zip(lines, lines[1:]):
+    for line, nxt in itertools.pairwise(lines):
         if not nxt.startswith('+++ b/') or \
            'tools/testing/selftests/' not in nxt or '/net/' not in nxt:
             continue
@@ -158,24 +162,24 @@ def config_errors(text):
     """Keys out of order, '_' ignored (validate_config_format.py)."""
     keys = [ln.split('=')[0].strip().replace('_', '') for ln in
             text.split('\n') if '=' in ln and not ln.strip().startswith('#')]
-    return ['%s before %s' % (b, a) for a, b in zip(keys, keys[1:]) if b < a]
+    return [f'{b} before {a}' for a, b in itertools.pairwise(keys) if b < a]
 
 
 def makefile_blocks(text):
     """{VAR: [(line number, line)]}: the multi-line assignments NIPA
     checks (not $-valued, FLAGS, LIBS or names under three letters)."""
     blocks, var = collections.defaultdict(list), None
-    for n, line in enumerate(text.split('\n'), 1):
-        m = re.match(r'^([A-Z_][A-Z0-9_]*)\s*(:?=|\+=)(.*)$', line)
-        if m:
-            var, entry = m.group(1), m.group(3).strip()
+    for num, line in enumerate(text.split('\n'), 1):
+        match = re.match(r'^([A-Z_][A-Z0-9_]*)\s*(:?=|\+=)(.*)$', line)
+        if match:
+            var, entry = match.group(1), match.group(3).strip()
             if entry.startswith('$') or len(var) < 3 or 'FLAGS' in var \
                or 'LIBS' in var:
                 var = None
             elif entry != '\\':
-                blocks[var].append((n, '\t' + entry))
+                blocks[var].append((num, '\t' + entry))
         elif var:
-            blocks[var].append((n, line))
+            blocks[var].append((num, line))
         if var and not line.endswith('\\'):
             var = None
     return blocks
@@ -191,41 +195,49 @@ def makefile_errors(text):
         lines = [ln for _, ln in block]
         items = lines[:-1] if lines[-1].strip().startswith('#') else lines
         names = []
-        for n, line in zip(nums, items):
+        for num, line in zip(nums, items):
             item = line[1:]
             if item.endswith(' \\'):
                 item = item[:-2].strip()
             if not line.startswith('\t'):
-                errors.append('%s line %d: not indented by a tab' % (var, n))
+                errors.append(f'{var} line {num}: not indented by a tab')
             if ' ' in item and '$' not in item:
-                errors.append('%s line %d: several values: %s' % (var, n, item))
+                errors.append(f'{var} line {num}: several values: {item}')
             names.append(item)
         if len(lines) > 1:
             last = lines[-1].strip()
             if not last.startswith('#'):
-                errors.append('%s: no closing comment' % var)
+                errors.append(f'{var}: no closing comment')
             elif len(last) > 5 and var not in last:
-                errors.append('%s: closing comment without its name' % var)
+                errors.append(f'{var}: closing comment without its name')
         names = [i for i in names if not i.startswith('$')]
-        for a, b in zip(names, names[1:]):
-            if a >= b and (a.count('/'), a.lower()) > (b.count('/'), b.lower()):
-                errors.append('%s: %s after %s' % (var, b, a))
-        if any(b != a + 1 for a, b in zip(nums, nums[1:])):
-            errors.append('%s: assigned in several blocks' % var)
+        for before, after in itertools.pairwise(names):
+            if before >= after and ((before.count('/'), before.lower()) >
+                                    (after.count('/'), after.lower())):
+                errors.append(f'{var}: {after} after {before}')
+        if any(b != a + 1 for a, b in itertools.pairwise(nums)):
+            errors.append(f'{var}: assigned in several blocks')
     return errors
 
 
+def format_errors(tree, path):
+    """The format errors of the selftest config, .gitignore or Makefile
+    at PATH."""
+    with open(os.path.join(tree, path), encoding='utf-8') as file:
+        data = file.read()
+    return (makefile_errors if path.endswith('/Makefile')
+            else config_errors)(data)
+
+
 def check_selftest(tree, text):
+    """NIPA's check_selftest on the patch TEXT, with TREE at the patch."""
     new, mod = selftest_files(text)
     if not new and not mod:
         return Result('check_selftest', PASS, 'No changes to selftests')
     bad, notes = [], []
     for path in new + mod:
         if path.endswith(('/config', '/.gitignore', '/Makefile')):
-            with open(os.path.join(tree, path), encoding='utf-8') as f:
-                data = f.read()
-            errors = (makefile_errors if path.endswith('/Makefile')
-                      else config_errors)(data)
+            errors = format_errors(tree, path)
             if errors:
                 bad.append('Bad format: ' + path)
                 notes += errors
@@ -238,13 +250,14 @@ def check_selftest(tree, text):
             looks += [('Makefile', stem, path), ('.gitignore', stem, stem)]
         for where, needle, what in looks:
             target = os.path.join(os.path.dirname(path), where)
-            if sh(tree, 'git', 'grep', '-q', needle, '--', target).returncode:
-                bad.append('%s not found in %s' % (what, where))
+            if run_in(tree, 'git', 'grep', '-q', needle, '--',
+                      target).returncode:
+                bad.append(f'{what} not found in {where}')
     if bad:
         return Result('check_selftest', FAIL, '; '.join(bad + notes))
-    return Result('check_selftest', PASS, 'New files %d, modified %d, '
-                  'in their Makefile and .gitignore, formats good' %
-                  (len(new), len(mod)))
+    return Result('check_selftest', PASS,
+                  f'New files {len(new)}, modified {len(mod)}, '
+                  'in their Makefile and .gitignore, formats good')
 
 
 # -- pylint, ruff, shellcheck: findings before and after the patch -----
@@ -256,8 +269,8 @@ def cached(tree, tool, path, run):
     """RUN(PATH) once per content of PATH's directory's files with PATH's
     suffix (pylint follows a script's imports of its neighbours)."""
     ext = os.path.splitext(path)[1]
-    listing = sh(tree, 'git', 'ls-tree', 'HEAD', os.path.dirname(path) + '/',
-                 ok=[0]).stdout
+    listing = run_in(tree, 'git', 'ls-tree', 'HEAD',
+                     os.path.dirname(path) + '/', ok=[0]).stdout
     key = (tool, path) + tuple(ln for ln in listing.splitlines()
                                if ln.endswith(ext))
     if key not in CACHE:
@@ -272,64 +285,77 @@ def before_after(tree, suffix, tool, run):
     now = changed(tree, 'HEAD', 'AM', suffix)
     if not now:
         return None
-    sh(tree, 'git', 'checkout', '-q', 'HEAD~', ok=[0])
+    run_in(tree, 'git', 'checkout', '-q', 'HEAD~', ok=[0])
     try:
         before = {f: cached(tree, tool, f, run) for f in old}
     finally:
-        sh(tree, 'git', 'checkout', '-q', '-', ok=[0])
+        run_in(tree, 'git', 'checkout', '-q', '-', ok=[0])
     return before, {f: cached(tree, tool, f, run) for f in now}
 
 
 def pylint(tree):
+    """pylint's errors and warnings in the .py files, before and after
+    the patch at HEAD."""
     def run(path):
-        return sh(tree, 'pylint', path).stdout
+        return run_in(tree, 'pylint', path).stdout
 
     res = before_after(tree, '.py', 'pylint', run)
     if res is None:
         return Result('pylint', PASS, 'No python scripts touched, skip')
 
     def count(outs, pat):
-        return sum(len(re.findall(pat, o, re.I | re.M)) for o in outs.values())
-    e0, e1 = (count(r, r': E\d{4}: ') for r in res)
-    w0, w1 = (count(r, r': [WC]\d{4}: ') for r in res)
-    desc = 'Errors before: %d (+warn: %d) this patch: %d (+warn: %d)' % (
-        e0, w0, e1, w1)
-    level = FAIL if e1 > e0 else WARN if w1 > w0 else PASS
+        flags = re.IGNORECASE | re.MULTILINE
+        return sum(len(re.findall(pat, o, flags)) for o in outs.values())
+    errors_before, errors_after = (count(r, r': E\d{4}: ') for r in res)
+    warns_before, warns_after = (count(r, r': [WC]\d{4}: ') for r in res)
+    desc = (f'Errors before: {errors_before} (+warn: {warns_before}) '
+            f'this patch: {errors_after} (+warn: {warns_after})')
+    level = (FAIL if errors_after > errors_before
+             else WARN if warns_after > warns_before else PASS)
     return Result('pylint', level, desc)
 
 
 def ruff(tree):
+    """ruff's findings in the .py files, before and after the patch at
+    HEAD."""
     def run(path):
-        return sh(tree, 'ruff', 'check', '--no-cache', '--output-format',
-                  'pylint', path).stdout
+        return run_in(tree, 'ruff', 'check', '--no-cache', '--output-format',
+                      'pylint', path).stdout
 
     res = before_after(tree, '.py', 'ruff', run)
     if res is None:
         return Result('ruff', PASS, 'No python scripts touched, skip')
-    n0, n1 = (sum(len(o.splitlines()) for o in r.values()) for r in res)
-    return Result('ruff', FAIL if n1 > n0 else PASS,
-                  'Errors before: %d ; this patch: %d' % (n0, n1))
+    errors_before, errors_after = (
+        sum(len(o.splitlines()) for o in r.values()) for r in res)
+    return Result('ruff', FAIL if errors_after > errors_before else PASS,
+                  f'Errors before: {errors_before} ; '
+                  f'this patch: {errors_after}')
 
 
 def shellcheck(tree):
+    """shellcheck's findings in the .sh files, before and after the patch
+    at HEAD."""
     def run(path):
-        return sh(os.path.join(tree, os.path.dirname(path)), 'shellcheck',
-                  *SC_FLAGS, os.path.basename(path)).stdout
+        return run_in(os.path.join(tree, os.path.dirname(path)), 'shellcheck',
+                      *SC_FLAGS, os.path.basename(path)).stdout
 
     res = before_after(tree, '.sh', 'shellcheck', run)
     if res is None:
         return Result('shellcheck', PASS, 'No shell scripts touched, skip')
     before, after = res
-    e0, e1 = (sum(o.count(' (error):') for o in r.values()) for r in res)
-    w0, w1 = (sum(o.count(' (warning):') for o in r.values()) for r in res)
+    errors_before, errors_after = (
+        sum(o.count(' (error):') for o in r.values()) for r in res)
+    warns_before, warns_after = (
+        sum(o.count(' (warning):') for o in r.values()) for r in res)
     # A new script, or one that was compliant, must stay so entirely
-    for f, out in after.items():
-        if out and not before.get(f):
-            e1 += len(re.findall(r' \((warning|info|style)\):', out))
-    desc = 'Errors before: %d (+warn: %d) this patch: %d (+warn: %d)' % (
-        e0, w0, e1, w1)
-    return Result('shellcheck', FAIL if e1 > e0 else WARN if w1 > w0
-                  else PASS, desc)
+    for script, out in after.items():
+        if out and not before.get(script):
+            errors_after += len(re.findall(r' \((warning|info|style)\):',
+                                           out))
+    desc = (f'Errors before: {errors_before} (+warn: {warns_before}) '
+            f'this patch: {errors_after} (+warn: {warns_after})')
+    return Result('shellcheck', FAIL if errors_after > errors_before
+                  else WARN if warns_after > warns_before else PASS, desc)
 
 
 # -- cc_maintainers -----------------------------------------------------
@@ -337,67 +363,75 @@ def shellcheck(tree):
 def get_maintainer(tree, commit, path):
     """get_maintainer.pl's output for the patch at PATH, with MAINTAINERS
     as COMMIT has it (NIPA runs it in the tree at that commit)."""
-    with tempfile.NamedTemporaryFile() as f:
-        f.write(sh(tree, 'git', 'show', commit + ':MAINTAINERS', ok=[0],
-                   text=False).stdout)
-        f.flush()
-        return sh(tree, 'perl', 'scripts/get_maintainer.pl', '--mpath',
-                  f.name, '--no-git-fallback', '--', path, ok=[0]).stdout
+    with tempfile.NamedTemporaryFile() as file:
+        file.write(run_in(tree, 'git', 'show', commit + ':MAINTAINERS',
+                          ok=[0], text=False).stdout)
+        file.flush()
+        return run_in(tree, 'perl', 'scripts/get_maintainer.pl', '--mpath',
+                      file.name, '--no-git-fallback', '--', path,
+                      ok=[0]).stdout
 
 
 def cc_maintainers(path, gm_out):
-    with open(path, encoding='utf-8') as f:
-        msg = email.message_from_file(f)
+    """Whether the patch at PATH is addressed to the maintainers that
+    get_maintainer.pl's output GM_OUT names."""
+    with open(path, encoding='utf-8') as file:
+        msg = email.message_from_file(file)
     if not msg.get_all('to'):
         return Result('cc_maintainers', SKIP, 'not addressed yet (series.sh '
                       'send --maintainers addresses it)')
     addrs = []
-    for h in ('to', 'cc', 'from', 'sender'):
-        addrs += msg.get_all(h, [])
+    for header in ('to', 'cc', 'from', 'sender'):
+        addrs += msg.get_all(header, [])
     included = {a.lower() for _, a in email.utils.getaddresses(addrs)}
     expected = set()
     for line in gm_out.splitlines():
-        m = EMAIL.search(line)
-        if m:
-            expected.add(m.group(1).lower())
+        match = EMAIL.search(line)
+        if match:
+            expected.add(match.group(1).lower())
     expected -= IGNORED
     missing = sorted(expected - included)
     found = expected & included
     if missing:
         return Result('cc_maintainers', WARN if len(found) > 1 else FAIL,
-                      '%d maintainers not CCed: %s' % (len(missing),
-                                                       ' '.join(missing)))
-    return Result('cc_maintainers', PASS, 'CCed %d of %d maintainers' %
-                  (len(found), len(expected)))
+                      f"{len(missing)} maintainers not CCed: "
+                      f"{' '.join(missing)}")
+    return Result('cc_maintainers', PASS,
+                  f'CCed {len(found)} of {len(expected)} maintainers')
 
 
 # -- the series ---------------------------------------------------------
 
 def subject(path):
-    with open(path, encoding='utf-8') as f:
-        return ' '.join(email.message_from_file(f).get('subject', '').split())
+    """The subject of the patch at PATH, its whitespace folded."""
+    with open(path, encoding='utf-8') as file:
+        return ' '.join(email.message_from_file(file).get('subject', '')
+                        .split())
 
 
 def series_format(cover, patches, netdev=True):
-    n, bad = len(patches), []
-    if not cover and n >= 3:
+    """NIPA's series_format on the cover letter COVER (or None) and
+    PATCHES; NETDEV: the subject must name net or net-next."""
+    total, bad = len(patches), []
+    if not cover and total >= 3:
         bad.append((WARN, 'Series does not have a cover letter'))
-    if n > MAX_PATCHES:
-        bad.append((FAIL, 'Series longer than %d patches' % MAX_PATCHES))
+    if total > MAX_PATCHES:
+        bad.append((FAIL, f'Series longer than {MAX_PATCHES} patches'))
     head = subject(cover) if cover else subject(patches[0])
-    m = re.match(r'\[(.*?)\s*0*(\d+)/(\d+)\]', head)
-    if not m or (netdev and not re.search(r'\bnet(-next)?\b', m.group(1))):
+    match = re.match(r'\[(.*?)\s*0*(\d+)/(\d+)\]', head)
+    if not match or (netdev and
+                     not re.search(r'\bnet(-next)?\b', match.group(1))):
         bad.append((WARN, 'Target tree name not specified in the subject'))
     else:
-        pfx, width = m.group(1), len(m.group(3))
-        for i, p in enumerate(patches, 1):
-            want = '[%s %0*d/%d] ' % (pfx, width, i, n)
-            if not subject(p).startswith(want):
-                bad.append((FAIL, '%s: subject not "%s..."' %
-                            (os.path.basename(p), want)))
+        pfx, width = match.group(1), len(match.group(3))
+        for i, patch in enumerate(patches, 1):
+            want = f'[{pfx} {i:0{width}d}/{total}] '
+            if not subject(patch).startswith(want):
+                name = os.path.basename(patch)
+                bad.append((FAIL, f'{name}: subject not "{want}..."'))
     if not bad:
         return Result('series_format', PASS,
-                      'Posting correctly formatted (%d patches)' % n)
+                      f'Posting correctly formatted ({total} patches)')
     level = FAIL if any(lv == FAIL for lv, _ in bad) else WARN
     return Result('series_format', level, '; '.join(d for _, d in bad))
 
@@ -423,32 +457,40 @@ def section_files(tree, section, enough=500):
     return total
 
 
-def maintainers_coverage(tree, patches):
-    """(Result, the patch that adds each uncovered file)."""
+def new_files(patches):
+    """{file: the patch that adds it}: the new files of PATCHES that
+    need a MAINTAINERS entry."""
     new = {}
-    for p in patches:
-        with open(p, encoding='utf-8') as f:
-            lines = f.read().split('\n')
-        for line, nxt in zip(lines, lines[1:]):
+    for patch in patches:
+        with open(patch, encoding='utf-8') as file:
+            lines = file.read().split('\n')
+        for line, nxt in itertools.pairwise(lines):
             path = nxt[len('+++ b/'):]
             if line == '--- /dev/null' and nxt.startswith('+++ b/') and \
                not path.startswith(('Documentation/', 'tools/testing/')) and \
                not path.endswith(('/Makefile', '/Kconfig')):
-                new[path] = p
+                new[path] = patch
+    return new
+
+
+def maintainers_coverage(tree, patches):
+    """(Result, the patch that adds each uncovered file)."""
+    new = new_files(patches)
     level, uncovered, notes = PASS, [], []
     for path in sorted(new):
-        out = sh(tree, 'perl', 'scripts/get_maintainer.pl', '--sections',
-                 path, ok=[0]).stdout
+        out = run_in(tree, 'perl', 'scripts/get_maintainer.pl', '--sections',
+                     path, ok=[0]).stdout
         sections = [s for s in re.split(r'\n\s*\n', out) if 'F:' in s]
         counts = [section_files(tree, s) for s in sections]
-        notes.append('%s: %s' % (path, ', '.join(
-            '%s %s files' % (s.split('\n')[0], '~%d' % c if c < 500 else '500+')
-            for s, c in zip(sections, counts))))
+        heads = [s.split('\n')[0] for s in sections]
+        sizes = [f'~{c}' if c < 500 else '500+' for c in counts]
+        listed = ', '.join(f'{h} {z} files' for h, z in zip(heads, sizes))
+        notes.append(f'{path}: {listed}')
         if not any(0 < c < 75 for c in counts):
             level = max(level, FAIL if min(counts, default=999999) >= 500
                         else WARN, key=[PASS, WARN, FAIL].index)
             uncovered.append(path)
-    where = sorted(set(new[f] for f in uncovered))
+    where = sorted({new[f] for f in uncovered})
     if not new:
         return Result('maintainers', PASS, 'No new files, skip'), where
     desc = 'MAINTAINERS coverage looks sufficient'
@@ -462,8 +504,8 @@ def maintainers_coverage(tree, patches):
 def notes_text(path):
     """A patch's notes (below the '---' up to the diff), or a cover
     letter's text."""
-    with open(path, encoding='utf-8') as f:
-        text = f.read()
+    with open(path, encoding='utf-8') as file:
+        text = file.read()
     if os.path.basename(path).startswith('0000-'):
         return text.partition('\n\n')[2]
     return text.partition('\n---\n')[2].partition('\ndiff --git ')[0]
@@ -471,42 +513,64 @@ def notes_text(path):
 
 def excused(res, paths):
     """The reason one of PATHS gives for RES's check, by name."""
-    for p in paths:
-        for check, reason in NOTE.findall(notes_text(p)):
+    for path in paths:
+        for check, reason in NOTE.findall(notes_text(path)):
             if check == res.check:
                 return reason
     return None
 
 
 def report(name, res, paths):
+    """Print RES's line for NAME; whether it is ok (or excused by one of
+    PATHS)."""
     if res.level == PASS:
-        print('ok - %s %s: %s' % (name, res.check, res.desc))
+        print(f'ok - {name} {res.check}: {res.desc}')
         return True
     if res.level == SKIP:
-        print('ok - %s %s # SKIP %s' % (name, res.check, res.desc))
+        print(f'ok - {name} {res.check} # SKIP {res.desc}')
         return True
     reason = excused(res, paths)
     if reason:
-        print('ok - %s %s: %s: %s (excused in the notes: %s)' % (
-            name, res.check, res.level, res.desc, reason))
+        print(f'ok - {name} {res.check}: {res.level}: {res.desc} '
+              f'(excused in the notes: {reason})')
         return True
-    print('not ok - %s %s: %s: %s' % (name, res.check, res.level, res.desc))
+    print(f'not ok - {name} {res.check}: {res.level}: {res.desc}')
     if res.detail:
         print('# ' + res.detail)
     return False
 
 
+def check_patch(tree, path, commit, gm_out):
+    """Report the checks of the patch at PATH with the tree at COMMIT, its
+    commit; whether all are ok."""
+    run_in(tree, 'git', 'checkout', '-q', commit, ok=[0])
+    name = os.path.basename(path)[:4]
+    title = run_in(tree, 'git', 'log', '-1', '--format=%s', ok=[0])
+    if title.stdout.strip() not in subject(path):
+        sys.exit(f'nipa.py: {commit} is not {path}')
+    with open(path, encoding='utf-8') as file:
+        text = file.read()
+    good = True
+    for res in (checkpatch(tree), deprecated_api(tree),
+                check_selftest(tree, text), pylint(tree), ruff(tree),
+                shellcheck(tree), cc_maintainers(path, gm_out)):
+        good &= report(name, res, [path])
+    return good
+
+
 def main():
+    """Check the series in PATCHDIR, applied in TREE; exit 1 when a check
+    is not ok."""
     if len(sys.argv) != 3:
         sys.exit(__doc__.split('\n\n')[1])
     tree, pdir = (os.path.abspath(a) for a in sys.argv[1:])
     files = sorted(glob.glob(os.path.join(pdir, '[0-9][0-9][0-9][0-9]-*.patch')))
     cover = files[0] if files and '/0000-' in files[0] else None
     patches = [f for f in files if f != cover]
-    commits = sh(tree, 'git', 'rev-list', '--reverse',
-                 'HEAD~%d..HEAD' % len(patches), ok=[0]).stdout.split()
-    head = sh(tree, 'git', 'rev-parse', '--abbrev-ref', 'HEAD',
-              ok=[0]).stdout.strip()
+    commits = run_in(tree, 'git', 'rev-list', '--reverse',
+                     f'HEAD~{len(patches)}..HEAD', ok=[0]).stdout.split()
+    head = run_in(tree, 'git', 'rev-parse', '--abbrev-ref', 'HEAD',
+                  ok=[0]).stdout.strip()
     good = True
     res = series_format(cover, patches,
                         os.path.basename(pdir.rstrip('/')) == 'net-next')
@@ -518,19 +582,9 @@ def main():
                                 zip(patches, commits)))
     try:
         for path, commit, gm_out in zip(patches, commits, gm_outs):
-            sh(tree, 'git', 'checkout', '-q', commit, ok=[0])
-            name = os.path.basename(path)[:4]
-            title = sh(tree, 'git', 'log', '-1', '--format=%s', ok=[0])
-            if title.stdout.strip() not in subject(path):
-                sys.exit('nipa.py: %s is not %s' % (commit, path))
-            with open(path, encoding='utf-8') as f:
-                text = f.read()
-            for res in (checkpatch(tree), deprecated_api(tree),
-                        check_selftest(tree, text), pylint(tree), ruff(tree),
-                        shellcheck(tree), cc_maintainers(path, gm_out)):
-                good &= report(name, res, [path])
+            good &= check_patch(tree, path, commit, gm_out)
     finally:
-        sh(tree, 'git', 'checkout', '-q', head, ok=[0])
+        run_in(tree, 'git', 'checkout', '-q', head, ok=[0])
     sys.exit(0 if good else 1)
 
 

@@ -26,6 +26,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 NETDEV = 'netdev@vger.kernel.org'
+FOLD = ',\n    '
 # Sections a MAINTAINERS keyword names for text that is not theirs
 NOT_OURS = {
     # K: pin_init\b matches ringtest's pthread_spin_init() calls
@@ -36,55 +37,59 @@ ROLE = re.compile(r'^([^<(]*<[^>]*>|\S+) \((.*)\)$')
 
 
 def git(gitdir, *args):
+    """git ARGS's output in GITDIR."""
     return subprocess.run(['git', '-C', gitdir] + list(args),
                           check=True, capture_output=True).stdout
 
 
 def get_maintainer(tree, maintainers, patch):
     """[(address, role)] for PATCH, with MAINTAINERS given as bytes."""
-    with tempfile.NamedTemporaryFile(suffix='MAINTAINERS') as f:
-        f.write(maintainers)
-        f.flush()
+    with tempfile.NamedTemporaryFile(suffix='MAINTAINERS') as mfile:
+        mfile.write(maintainers)
+        mfile.flush()
         out = subprocess.run(
-            ['perl', 'scripts/get_maintainer.pl', '--mpath', f.name,
+            ['perl', 'scripts/get_maintainer.pl', '--mpath', mfile.name,
              '--no-git', '--no-git-fallback', '--roles', patch],
             cwd=tree, check=True, capture_output=True, text=True).stdout
     found = []
     for line in out.splitlines():
-        m = ROLE.match(line.strip())
-        if m and not any(':%s:Keyword:' % s in m.group(2) for s in NOT_OURS):
-            found.append(m.groups())
+        role = ROLE.match(line.strip())
+        if role and not any(f':{s}:Keyword:' in role.group(2)
+                            for s in NOT_OURS):
+            found.append(role.groups())
     return found
 
 
 def split(found):
     """(To, Cc): maintainers and supporters, then everyone else."""
-    to, cc = [], []
+    to_, cc_ = [], []
     for addr, role in found:
-        want = to if role.startswith(('maintainer', 'supporter')) else cc
-        if addr not in to + cc:
+        want = to_ if role.startswith(('maintainer', 'supporter')) else cc_
+        if addr not in to_ + cc_:
             want.append(addr)
-    if not any(NETDEV in a for a in to + cc):
-        cc.append(NETDEV)
-    return to, cc
+    if not any(NETDEV in a for a in to_ + cc_):
+        cc_.append(NETDEV)
+    return to_, cc_
 
 
 def header(name, addrs):
-    return '%s: %s\n' % (name, ',\n    '.join(addrs)) if addrs else ''
+    """A NAME: header of ADDRS, folded one a line; none for no ADDRS."""
+    return f'{name}: {FOLD.join(addrs)}\n' if addrs else ''
 
 
-def address(path, to, cc):
+def address(path, to_, cc_):
     """Add To: and Cc: after the Subject: header (and its folded lines)."""
-    with open(path, encoding='utf-8') as f:
-        head, sep, body = f.read().partition('\n\n')
-    if re.search(r'^(To|Cc):', head, re.M):
-        sys.exit('recipients.py: %s is addressed already' % path)
-    with open(path, 'w', encoding='utf-8') as f:
-        f.write(head + '\n' + (header('To', to) + header('Cc', cc))
+    with open(path, encoding='utf-8') as file:
+        head, sep, body = file.read().partition('\n\n')
+    if re.search(r'^(To|Cc):', head, re.MULTILINE):
+        sys.exit(f'recipients.py: {path} is addressed already')
+    with open(path, 'w', encoding='utf-8') as file:
+        file.write(head + '\n' + (header('To', to_) + header('Cc', cc_))
                 .rstrip('\n') + sep + body)
 
 
 def main():
+    """The command line."""
     if len(sys.argv) != 4:
         sys.exit(__doc__.split('\n\n')[1])
     gitdir, tree, out = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -92,8 +97,8 @@ def main():
     cover, files = files[0], files[1:]
     commits = git(gitdir, 'rev-list', '--reverse', 'base..HEAD').split()
     if len(commits) != len(files):
-        sys.exit('recipients.py: %d commits, %d patches' %
-                 (len(commits), len(files)))
+        sys.exit(f'recipients.py: {len(commits)} commits, '
+                 f'{len(files)} patches')
 
     def one(i):
         text = git(gitdir, 'show', b'%s:MAINTAINERS' % commits[i])

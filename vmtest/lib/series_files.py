@@ -30,9 +30,9 @@ def patch_files(repo):
     (the cover letters left out)."""
     out = []
     for name in SERIES:
-        d = os.path.join(repo, 'series', name)
-        if os.path.isdir(d):
-            out += sorted(os.path.join(d, f) for f in os.listdir(d)
+        where = os.path.join(repo, 'series', name)
+        if os.path.isdir(where):
+            out += sorted(os.path.join(where, f) for f in os.listdir(where)
                           if re.match(r'\d{4}-.*\.patch$', f) and
                           not f.startswith('0000-'))
     return out
@@ -43,29 +43,28 @@ def read_patches(repo):
     paths, deleted = [], {}
     for patch in patch_files(repo):
         cur = None
-        with open(patch, encoding='utf-8') as f:
-            for line in f.read().split('\n'):
-                m = DIFF.match(line)
-                if m:
-                    cur = m.group(2)
-                    if cur not in deleted:
-                        paths.append(cur)
-                    deleted[cur] = False
-                elif cur and line.startswith('deleted file mode'):
-                    deleted[cur] = True
+        for line in read(patch).split('\n'):
+            diff = DIFF.match(line)
+            if diff:
+                cur = diff.group(2)
+                if cur not in deleted:
+                    paths.append(cur)
+                deleted[cur] = False
+            elif cur and line.startswith('deleted file mode'):
+                deleted[cur] = True
     return paths, deleted
 
 
 def kernel_digest(repo, paths):
     """A digest of the series files a kernel build reads (a change to
     net/core/page_pool.c, say), for the runner's build key."""
-    h = hashlib.sha256()
-    for p in sorted(f for f in paths if not f.startswith(NOT_BUILT)):
-        h.update(p.encode() + b'\0')
-        if os.path.isfile(os.path.join(repo, p)):
-            with open(os.path.join(repo, p), 'rb') as f:
-                h.update(f.read())
-    return h.hexdigest()[:16]
+    digest = hashlib.sha256()
+    for path in sorted(f for f in paths if not f.startswith(NOT_BUILT)):
+        digest.update(path.encode() + b'\0')
+        if os.path.isfile(os.path.join(repo, path)):
+            with open(os.path.join(repo, path), 'rb') as file:
+                digest.update(file.read())
+    return digest.hexdigest()[:16]
 
 
 def owned_dirs(files):
@@ -80,10 +79,12 @@ def owned_dirs(files):
 
 
 def blocks(text):
+    """TEXT's paragraphs (MAINTAINERS entries among them)."""
     return re.split(r'\n(?:[ \t]*\n)+', text)
 
 
 def is_entry(block):
+    """BLOCK is a MAINTAINERS entry: a title, then fields."""
     lines = block.split('\n')
     return len(lines) > 1 and not FIELD.match(lines[0]) and \
         bool(FIELD.match(lines[1]))
@@ -96,10 +97,10 @@ def added_entries(base_text, text):
     old = {b.split('\n')[0]: b.split('\n')
            for b in blocks(base_text.strip('\n')) if is_entry(b)}
     out = []
-    for b in (b for b in blocks(text.strip('\n')) if is_entry(b)):
-        lines = b.split('\n')
+    for entry in (b for b in blocks(text.strip('\n')) if is_entry(b)):
+        lines = entry.split('\n')
         if lines[0] not in old:
-            out.append(b)
+            out.append(entry)
             continue
         added = [ln for ln in lines[1:] if ln not in old[lines[0]]]
         if added:
@@ -108,23 +109,25 @@ def added_entries(base_text, text):
 
 
 def read(path):
-    with open(path, encoding='utf-8') as f:
-        return f.read()
+    """PATH's text."""
+    with open(path, encoding='utf-8') as file:
+        return file.read()
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--series', help='this repository')
-    ap.add_argument('--kernel-digest', action='store_true',
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
+    parser.add_argument('--series', help='this repository')
+    parser.add_argument('--kernel-digest', action='store_true',
                     help='print a digest of the files a kernel build reads')
-    ap.add_argument('--targets', action='store_true',
+    parser.add_argument('--targets', action='store_true',
                     help='print the selftest TARGETS the series add')
-    ap.add_argument('--entries', nargs=2, metavar=('BASE', 'MAINTAINERS'),
+    parser.add_argument('--entries', nargs=2, metavar=('BASE', 'MAINTAINERS'),
                     help="print the entries MAINTAINERS adds to BASE's")
-    ap.add_argument('--header', metavar='MAINTAINERS',
+    parser.add_argument('--header', metavar='MAINTAINERS',
                     help="with --entries: print this file's text before "
                     'its first entry first')
-    args = ap.parse_args()
+    args = parser.parse_args()
 
     if args.entries:
         head = []
@@ -134,11 +137,11 @@ def main():
         print('\n\n'.join(head + added_entries(*(read(f) for f in args.entries))))
         return
     if not args.series or args.kernel_digest == args.targets:
-        ap.error('--series and one of --targets and --kernel-digest')
+        parser.error('--series and one of --targets and --kernel-digest')
     paths, deleted = read_patches(args.series)
     if not paths:
-        sys.exit('series_files: no patch files in %s/series/{%s}' %
-                 (args.series, ','.join(SERIES)))
+        sys.exit(f"series_files: no patch files in {args.series}/series/"
+                 f"{{{','.join(SERIES)}}}")
     if args.kernel_digest:
         print(kernel_digest(args.series, paths))
     else:
