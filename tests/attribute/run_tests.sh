@@ -90,11 +90,5 @@ expect_rc "insn_profile.py: a job without kallsyms: exit 2" 2 "$work/bad.log" \
 	"$PROF" "$work/lacks"
 expect_grep "... naming the file" "$work/bad.log" 'kallsyms: No such file'
 
-if command -v pylint >/dev/null; then
-	check "insn_profile.py: pylint finds nothing" pylint --score=n "$PROF"
-fi
-if ensure_ruff; then
-	check "insn_profile.py: ruff finds nothing" ruff check --no-cache "$PROF"
-fi
 
 tests_done attribute

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Static checks: shellcheck on every shell script of the repository,
-# checkpatch.pl --strict on every file of the series, and
+# pylint and ruff on every Python file (the tooling's: the series has
+# none), checkpatch.pl --strict on every file of the series, and
 # get_maintainer.pl naming the right people for the series' files, in the
 # pinned tree with the series applied.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs python3-ply
-need_tools "shellcheck shellcheck" "/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
+need_tools "shellcheck shellcheck" "pylint pylint" \
+	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
 
 cd "$REPO" || exit 1
 
@@ -25,6 +27,22 @@ while IFS= read -r f; do
 	*) check "shellcheck $f" shellcheck -x "$f" ;;
 	esac
 done < <(git ls-files -co --exclude-standard | grep -v '^tests/out/')
+
+# Python, with both linters' defaults, as NIPA runs them on patches.
+mapfile -t py < <(git ls-files '*.py')
+if command -v pylint >/dev/null; then
+	check "pylint finds nothing in the ${#py[@]} Python files" \
+		pylint --score=n "${py[@]}"
+else
+	not_ok "pylint is installed (Debian package pylint)"
+fi
+if ensure_ruff; then
+	check "ruff ($(ruff --version)) finds nothing in the ${#py[@]} Python files" \
+		ruff check --no-cache "${py[@]}"
+else
+	not_ok "ruff is available (from Debian's newer suites)" \
+		"see $OUT/ruff-download.log"
+fi
 
 # Config fragments in the order NIPA's check_selftest wants: keys sorted
 # with '_' ignored (so CONFIG_NET_CORE comes before CONFIG_NETDEVICES).
