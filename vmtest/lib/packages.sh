@@ -335,12 +335,13 @@ update_lock()
 
 # The arm64 guest's root: what run_kselftest.sh, its runner.sh, the
 # series' driver and vmtest/guest run (bash, coreutils' timeout and
-# stdbuf, grep, sed, awk, find, getconf for the online CPUs), the C
-# library ptr_ring_test links against, and busybox for the rest (mount,
-# insmod, dmesg, reboot, ...). Debian
-# packages of this machine's own release, so the guest's glibc is the one
-# the cross compiler's libc6-dev-arm64-cross matches.
-ARM64_ROOT_PKGS="busybox-static bash coreutils grep sed gawk findutils libc-bin"
+# stdbuf, grep, sed, awk, find, getconf for the online CPUs; kmod's
+# modinfo, which reads a module file where busybox's wants the running
+# kernel's /lib/modules), the C library ptr_ring_test links against, and
+# busybox for the rest (mount, dmesg, reboot, ...). Debian packages of
+# this machine's own release, so the guest's glibc is the one the cross
+# compiler's libc6-dev-arm64-cross matches.
+ARM64_ROOT_PKGS="busybox-static bash coreutils grep sed gawk findutils libc-bin kmod"
 
 # apt-get options of the private arm64 setup: its own sources, index,
 # package cache and an empty dpkg status, so that dependencies resolve as
