@@ -522,8 +522,9 @@ finish()
 	cleanup
 	[ -n "$JOB" ] || return 0
 	record_result "$rc"
-	printf '%-8s %-11s %4d s%s\n' "$JOB_TARGET" "$(result_word "$rc")" \
-		$(($(date +%s) - JOB_START)) "$(counter_note)" >>"$ROWS"
+	printf '%-8s %-11s %4d s%s%s\n' "$JOB_TARGET" "$(result_word "$rc")" \
+		$(($(date +%s) - JOB_START)) "$(counter_note)" "$(skip_note)" \
+		>>"$ROWS"
 }
 
 # run_one TARGET: one target's run, in a subshell of its own, so that a
@@ -554,6 +555,20 @@ counter_note()
 		"$JOB/console.log" 2>/dev/null | sed 's/.* running at //')
 	printf ' (cycles: generic timer ticks at %s%s)' "${hz:-an unknown rate}" \
 		"$([ "$VMTEST_ACCEL" = kvm ] || echo ', emulated: read ns')"
+}
+
+# The selftests the job's KTAP reports skipped whole: a run that passes
+# with them did not run them (a guest root without kmod's modinfo once
+# skipped the page_pool test so), and the summary says which.
+# shellcheck disable=SC2317 # run by finish, the trap
+skip_note()
+{
+	local skipped
+
+	[ -n "$JOB" ] || return 0
+	skipped=$(sed -n 's/^ok [0-9]* selftests: \(.*\) # SKIP.*/\1/p' \
+		"$JOB"/ktap/*.tap 2>/dev/null | sort -u | paste -sd, | sed 's/,/, /g')
+	[ -z "$skipped" ] || printf ' (skipped: %s)' "$skipped"
 }
 
 # stop_run SIGNAL RC: the runner's own trap: the target's subshell stops

@@ -273,6 +273,17 @@ check "guest: an unknown way to run: 1" \
 	test "$("$REPO/vmtest/guest/selftests.sh" sideways "$REPO" x "$work/g" \
 		"$work/g" >/dev/null 2>&1; echo $?)" = 1
 
+# A run that passes with a test skipped whole says which in its summary
+# row (vmtest.sh's skip_note, on a canned job).
+mkdir -p "$work/skipjob/ktap"
+printf '%s\n' 'TAP version 13' '1..2' "ok 1 $NB # SKIP" "ok 2 $PR" \
+	>"$work/skipjob/ktap/install.tap"
+eval "$(sed -n '/^skip_note()/,/^}/p' "$VMTEST")"
+check "the summary row names a test a passing run skipped" \
+	test "$(JOB=$work/skipjob skip_note)" = " (skipped: ${NB#selftests: })"
+sed -i 's/ # SKIP$//' "$work/skipjob/ktap/install.tap"
+check "... and nothing when none was" test -z "$(JOB=$work/skipjob skip_note)"
+
 # --dma: swiotlb=force, or q35 with VT-d first and the edu device and
 # intel_iommu=on; the runner-only patch applies to the series' module.
 stage dma-swiotlb boot FAKE_BOOTS=pass VM_DMA=swiotlb >/dev/null
