@@ -14,8 +14,9 @@ work=$(mktemp -d "$OUT/apply.XXXXXX")
 fake=$work/fake-linux
 trap 'rm -rf "$work" "$VMTEST_CACHE/trees/${fake##*/}"*' EXIT
 
-read -r src tree < <("$VMTEST" -t current --stop-after tree 2>>"$OUT/prepare.log" |
-		     sed -n 's/^current src=\([^ ]*\) tree=\([^ ]*\)$/\1 \2/p')
+rec=$(runner_record current tree)
+src=$(record_get src <<<"$rec")
+tree=$(record_get tree <<<"$rec")
 if [ -z "$tree" ] || [ ! -f "$tree.paths" ] || [ -z "$src" ]; then
 	not_ok "the current target's tree has the series applied" \
 		"tree '$tree', source '$src' (see $OUT/prepare.log)"
