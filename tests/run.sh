@@ -6,7 +6,7 @@
 # failed check. Exit 1 when any check failed; Ctrl-C (or SIGTERM) stops
 # the running group, whatever it started, and exits 130 (143).
 #
-# usage: tests/run.sh [--tier quick|ci|all] [GROUP...]  (GROUPs named
+# usage: tests/run.sh [--tier unit|quick|ci|all] [GROUP...]  (GROUPs named
 #   run whatever their tier; --help lists them)
 #   unit   hermetic: no network (a network namespace of its own when
 #          run as root), an empty cache, nothing built: the runner's
@@ -19,7 +19,7 @@
 #          tree, 100 module loads in it, a leaking module caught by
 #          kmemleak (run it before resolving an issue that touches them);
 #          and the arm64 target end to end (a cross-built kernel booted
-#          under full emulation: about 20 minutes cold); and each
+#          under full emulation: 4-20 minutes cold); and each
 #          patch's module built at W=1 against the built 7.x kernel
 #          (series_build; SERIES_KDIR names another built kernel);
 #          and deterministic mode's resolution (determinism: three
