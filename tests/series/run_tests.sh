@@ -182,7 +182,7 @@ expect_rc "series.sh check on the project" 0 "$work/real.log" "$REPO/series/seri
 grep -E '^(not )?ok - |^#' "$work/real.log" | sed 's/^\(not \)\?ok - /&real: /'
 
 # Each patch's userspace parts build: ringtest's ptr_ring, the ptr_ring
-# selftest, the Python helpers, the driver's syntax (hard links of the
+# selftest, the driver's syntax (hard links of the
 # whole source; patch -p1 writes new files).
 farm=$work/farm
 cp -al "$ksrc" "$farm"
@@ -214,12 +214,8 @@ for p in "${patches[@]}"; do
 	fi
 	! grep -q 'warning:' "$work/step.log" || fails+=("warnings")
 	b=$farm/tools/testing/selftests/net/bench
-	for py in "$b"/*.py; do
-		[ -f "$py" ] || continue
-		python3 -m py_compile "$py" 2>>"$work/step.log" || fails+=("${py##*/}")
-	done
 	bash -n "$b/test_bench_page_pool.sh" 2>>"$work/step.log" || fails+=("driver syntax")
-	rm -rf "$rt/ptr_ring" "$st/ptr_ring_check" "$st/ptr_ring_test" "$b/__pycache__"
+	rm -rf "$rt/ptr_ring" "$st/ptr_ring_check" "$st/ptr_ring_test"
 	if [ ${#fails[@]} -eq 0 ]; then
 		ok "after $name the userspace parts build without warnings and pass"
 	else
