@@ -134,13 +134,13 @@ trap 'stop_group TERM 143' TERM
 # run_group GROUP: its checks, then one more for the group as a whole.
 run_group()
 {
-	local g=$1 limit rc start log=$out/group-$1.log iso=() cache=
+	local g=$1 gtier limit rc start log=$out/group-$1.log iso=() cache=
 
-	limit=$(awk -v g="$g" '$1 == g { print $3 }' <<<"$PLAN")
+	read -r gtier limit < <(awk -v g="$g" '$1 == g { print $2, $3 }' <<<"$PLAN")
 	say "# ---- $g (limit ${limit:-3600} s) ----"
 	# A unit group is hermetic: it gets an empty cache of its own and,
 	# where this user can make one, a network namespace with no way out.
-	if [ "$(awk -v g="$g" '$1 == g { print $2 }' <<<"$PLAN")" = unit ]; then
+	if [ "${gtier:-}" = unit ]; then
 		cache=$(mktemp -d "$out/unit-cache.XXXXXX")
 		iso=(env "VMTEST_CACHE=$cache")
 		if unshare -n true 2>/dev/null; then

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot kernels under QEMU and run the series' kselftests inside them.
 #
-# Three targets, each a file in vmtest/targets/: 'current' builds a minimal kernel from the Debian kernel
-# source vmtest/sources.lock pins (or a tree given with --ksrc) with the
-# series' committed patch files applied; 'distro' boots Debian's prebuilt
-# 6.12 kernel, whose image and headers are extracted into the cache
-# (never installed: nothing goes to /boot), and runs current's
-# selftests built against those headers;
+# Three targets, each a file in vmtest/targets/: 'current' builds a
+# minimal kernel from the Debian kernel source vmtest/sources.lock pins
+# (or a tree given with --ksrc) with the series' committed patch files
+# applied; 'distro' boots Debian's prebuilt 6.12 kernel, whose image and
+# headers are extracted into the cache (never installed: nothing goes to
+# /boot), and runs current's selftests built against those headers;
 # 'arm64' cross-builds what 'current' builds for arm64 and boots it under
 # emulation. An x86 guest sees the host's filesystem read-only over 9p, an
 # arm64 guest a small root made of Debian's arm64 packages; both run the
@@ -567,7 +567,8 @@ skip_note()
 
 	[ -n "$JOB" ] || return 0
 	skipped=$(sed -n 's/^ok [0-9]* selftests: \(.*\) # SKIP.*/\1/p' \
-		"$JOB"/ktap/*.tap 2>/dev/null | sort -u | paste -sd, | sed 's/,/, /g')
+		"$JOB"/ktap/*.tap 2>/dev/null | sort -u |
+		awk 'NR > 1 { printf ", " } { printf "%s", $0 }')
 	[ -z "$skipped" ] || printf ' (skipped: %s)' "$skipped"
 }
 

@@ -37,8 +37,7 @@ need_tools \
 PY=/usr/bin/python3
 FILES=("$REPO/ab/ktap.py" "$REPO/ab/verdict.py" "$TESTS_DIR/ab/test_verdict.py")
 
-has_scipy() { "$PY" -c 'import numpy, scipy.stats' 2>/dev/null; }
-if ! has_scipy; then
+if ! "$PY" -c 'import numpy, scipy.stats' 2>/dev/null; then
 	not_ok "python3-scipy and python3-numpy are installed" "see $OUT/need-tools.log"
 	tests_done ab
 	exit 1

@@ -90,5 +90,4 @@ expect_rc "insn_profile.py: a job without kallsyms: exit 2" 2 "$work/bad.log" \
 	"$PROF" "$work/lacks"
 expect_grep "... naming the file" "$work/bad.log" 'kallsyms: No such file'
 
-
 tests_done attribute

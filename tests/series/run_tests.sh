@@ -182,8 +182,8 @@ expect_rc "series.sh check on the project" 0 "$work/real.log" "$REPO/series/seri
 grep -E '^(not )?ok - |^#' "$work/real.log" | sed 's/^\(not \)\?ok - /&real: /'
 
 # Each patch's userspace parts build: ringtest's ptr_ring, the ptr_ring
-# selftest, the driver's syntax (hard links of the
-# whole source; patch -p1 writes new files).
+# selftest, the driver's syntax (hard links of the whole source; patch
+# -p1 writes new files).
 farm=$work/farm
 cp -al "$ksrc" "$farm"
 mapfile -t patches < <(for s in virtio net-next; do

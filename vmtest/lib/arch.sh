@@ -69,11 +69,7 @@ load_target()
 # The targets vmtest/targets/ describes, on one line.
 targets()
 {
-	local f
-
-	for f in "$VMTEST_DIR"/targets/*; do
-		printf '%s ' "${f##*/}"
-	done | sed 's/ $//'
+	(cd "$VMTEST_DIR/targets" && echo *)
 }
 
 # The make variables of a build for the target's architecture.
