@@ -11,7 +11,7 @@
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
-need_tools "pylint pylint" "shellcheck shellcheck"
+need_tools "shellcheck shellcheck"
 
 TARGETS='net/bench ptr_ring'
 nipa=$VMTEST_CACHE/nipa-tree
