@@ -41,6 +41,8 @@ ab=$(dirname "$self")
 # shellcheck source-path=SCRIPTDIR source=patches.sh
 . "$ab/patches.sh"
 repo=$(dirname "$ab")
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
+. "$repo/vmtest/lib/record.sh"
 vmtest=${AB_VMTEST:-$repo/vmtest/vmtest.sh}	# tests give a stand-in
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 # Options whose difference between the sides would be the difference
@@ -187,10 +189,11 @@ config_diff()
 }
 
 if [ -z "$base_kdir" ]; then
-	rec=$("$vmtest" -t current --profile "$profile" -P 2>"$out/build-base.log" |
-	      grep '^current ') || die "the base does not build (see $out/build-base.log)"
-	tree=$(sed -n 's/.* tree=\([^ ]*\).*/\1/p' <<<"$rec")
-	base_kdir=$(sed -n 's/.* kdir=\([^ ]*\).*/\1/p' <<<"$rec")
+	rec=$(VMTEST=$vmtest vmtest_record current build --profile "$profile" \
+		2>"$out/build-base.log") ||
+		die "the base does not build (see $out/build-base.log)"
+	tree=$(record_get tree <<<"$rec")
+	base_kdir=$(record_get kdir <<<"$rec")
 	if [ -z "$tree" ] || [ -z "$base_kdir" ]; then
 		die "the runner named no tree or kdir: $rec"
 	fi

@@ -34,6 +34,8 @@ ab=$(dirname "$self")
 # shellcheck source-path=SCRIPTDIR source=patches.sh
 . "$ab/patches.sh"
 repo=$(dirname "$ab")
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
+. "$repo/vmtest/lib/record.sh"
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 CG_ITEMS=${PTR_RING_CG_ITEMS:-50000}	# the tests make it small
 
@@ -83,8 +85,7 @@ fi
 # source with the series), which is also the default base.
 bench=$base
 if [ -z "$base" ] || [ ! -f "$base/tools/testing/selftests/ptr_ring/ptr_ring_test.c" ]; then
-	bench=$("$repo/vmtest/vmtest.sh" -t current --stop-after tree 2>/dev/null |
-		sed -n 's/^current .*tree=\([^ ]*\).*/\1/p')
+	bench=$(vmtest_record current tree 2>/dev/null | record_get tree)
 	[ -n "$bench" ] || die "the runner prepared no tree (vmtest/vmtest.sh -t current --stop-after tree)"
 fi
 base=${base:-$bench}

@@ -25,6 +25,8 @@ set -eu
 self=$(realpath "$0")
 repo=$(dirname "$(dirname "$self")")
 vmtest=$repo/vmtest/vmtest.sh
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
+. "$repo/vmtest/lib/record.sh"
 export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 
 usage()
@@ -51,15 +53,8 @@ while [ $# -gt 0 ]; do
 done
 [[ $loops =~ ^[1-9][0-9]*$ ]] || { echo "measure.sh: --loops takes a number" >&2; usage; }
 
-# record PHASE KEY: KEY's value in the runner's record of the current
-# target after PHASE (src= after fetch, kdir= after build).
-record()
-{
-	"$vmtest" -t current --stop-after "$1" |
-		sed -n "s/^current .*\\b$2=\\([^ ]*\\).*/\\1/p"
-}
-[ -n "$tree" ] || tree=$(record fetch src)
-[ -n "$kdir" ] || kdir=$(record build kdir)
+[ -n "$tree" ] || tree=$(vmtest_record current fetch | record_get src)
+[ -n "$kdir" ] || kdir=$(vmtest_record current build | record_get kdir)
 bench=tools/testing/selftests/net/bench
 [ -f "$tree/$bench/page_pool/Makefile" ] || die "$tree has no $bench/page_pool"
 [ -f "$kdir/Module.symvers" ] || die "$kdir is no built kernel"

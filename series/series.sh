@@ -42,6 +42,8 @@ series=$(dirname "$self")
 repo=$(dirname "$series")
 files=$repo/vmtest/lib/series_files.py
 ORDER='virtio net-next'
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
+. "$repo/vmtest/lib/record.sh"
 SELFTESTS_MK=tools/testing/selftests/Makefile
 
 usage()
@@ -71,8 +73,7 @@ base_tree()
 {
 	local t=${SERIES_BASE:-}
 
-	[ -n "$t" ] || t=$("$repo/vmtest/vmtest.sh" -t current --stop-after fetch |
-			   sed -n 's/^current src=\([^ ]*\).*/\1/p')
+	[ -n "$t" ] || t=$(vmtest_record current fetch | record_get src)
 	{ [ -f "$t/Makefile" ] && [ -f "$t/MAINTAINERS" ]; } ||
 		die "no pristine kernel tree (SERIES_BASE '${SERIES_BASE:-}', runner: '$t')"
 	realpath "$t"

@@ -6,6 +6,8 @@
 TESTS_DIR=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
 REPO=$(dirname "$TESTS_DIR")
 VMTEST=$REPO/vmtest/vmtest.sh
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
+. "$REPO/vmtest/lib/record.sh"
 export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 OUT=${TESTS_OUT:-$REPO/tests/out}
 mkdir -p "$OUT"
@@ -139,35 +141,23 @@ need_tools()
 		echo "# installing ${need[*]} failed: $(tail -n 1 "$OUT/need-tools.log")"
 )
 
-# runner_record TARGET PHASE [VMTEST-ARGS...]: the target's record after
-# PHASE (vmtest.sh --stop-after), one KEY=VALUE a line (src, tree, kdir,
-# kernel, root, and job: the run's job directory, whose 'record' file
-# says the same); nothing when the runner fails, whose last messages then
-# go to stderr, so that CI logs show why. The one reader of the record
-# line vmtest.sh prints.
+# runner_record TARGET PHASE [VMTEST-ARGS...]: vmtest_record's record
+# (src, tree, kdir, kernel, root, job: the run's job directory, whose
+# 'record' file says the same); nothing when the runner fails, whose
+# last messages then go to stderr, so that CI logs show why.
 runner_record()
 {
 	local log rc target=$1 phase=$2
 
-	shift 2
 	log=$(mktemp)
-	"$VMTEST" -t "$target" --stop-after "$phase" "$@" 2>"$log" |
-		awk -v t="$target" '$1 == t { for (i = 2; i <= NF; i++) print $i }'
-	rc=${PIPESTATUS[0]}
-	[ "$rc" -ne 0 ] ||
-		sed -n "s/^vmtest: $target: results in /job=/p" "$log" | tail -n 1
+	vmtest_record "$@" 2>"$log"
+	rc=$?
 	cat "$log" >>"$OUT/prepare.log"
 	if [ "$rc" -ne 0 ]; then
-		echo "# vmtest.sh -t $target --stop-after $phase $* failed (exit $rc):" >&2
+		echo "# vmtest.sh -t $target --stop-after $phase ${*:3} failed (exit $rc):" >&2
 		tail -n 15 "$log" | sed 's/^/#   /' >&2
 	fi
 	rm -f "$log"
-}
-
-# record_get KEY: KEY's value in a record (runner_record) on stdin.
-record_get()
-{
-	sed -n "s/^$1=//p"
 }
 
 # prepared TARGET [PHASE [VMTEST-ARGS...]]: the target's record after

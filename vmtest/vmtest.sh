@@ -115,7 +115,7 @@ pass, skip, fail, error or interrupted, and the phase it reached.
   -K, --keep-going    run the next target after a failure or an error
       --stop-after P  fetch, tree or build: stop after that phase and
                       print each target's record (src=, tree=, kdir=,
-                      kernel=), booting nothing
+                      kernel=, job=), booting nothing
   -P, --prepare       --stop-after build
   -v, --verbose       show build logs and the full kernel console
       --cache DIR     cache directory (default: $VMTEST_CACHE)
@@ -341,7 +341,7 @@ write_job()
 RECORD=()
 
 # record KEY=VALUE...: add to the record, which the job keeps as a file
-# a shell can source (JOB/record) and tests/lib.sh's runner_record reads
+# a shell can source (JOB/record) and lib/record.sh's vmtest_record reads
 # from a --stop-after run's output.
 record()
 {
@@ -354,11 +354,12 @@ record()
 }
 
 # stop_here PHASE: at the phase --stop-after names, print the target's
-# record on one line: the target's name, then its KEY=VALUE words.
+# record on one line: the target's name, then its KEY=VALUE words, the
+# job directory's last.
 stop_here()
 {
 	[ "$STOP_AFTER" = "$1" ] || return 1
-	echo "$JOB_TARGET ${RECORD[*]}"
+	echo "$JOB_TARGET ${RECORD[*]} job=$JOB"
 }
 
 # Run one target, phase by phase (fetch, tree, build, boot); returns its
