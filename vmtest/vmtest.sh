@@ -446,7 +446,7 @@ run_target()
 	else
 		make_initramfs "$initrd"
 	fi
-	[ "$DETERMINISTIC" -eq 1 ] || choose_accel "$kernel"
+	choose_accel "$kernel"
 	write_job "$job" "$kdir" "$flavor" "$install"
 	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $KARCH, $VM_CPUS vCPUs, $VM_MEM)"
 	run_vm "$kernel" "$initrd" "$job" || return

@@ -56,7 +56,7 @@ stepfn)
 	configure() { echo "configuring"; make; }
 	step "configuring" "$job/step.log" configure
 	;;
-boot) run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
+boot) choose_accel /boot/fake-kernel && run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
 judge) judge_vm 0 "$job" ;;
 selftests)
 	# The real make, on the tree's real Makefiles.

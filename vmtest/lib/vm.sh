@@ -34,10 +34,11 @@ kvm_runs()
 }
 
 # choose_accel KERNEL: settle VMTEST_ACCEL to kvm or tcg, probing once.
-# A guest of another architecture than the host's is emulated.
+# A guest of another architecture than the host's is emulated; -D is
+# TCG whatever it says.
 choose_accel()
 {
-	[ "$VMTEST_ACCEL" = auto ] || return 0
+	[ "$VMTEST_ACCEL" = auto ] && [ "$DETERMINISTIC" -eq 0 ] || return 0
 	if [ "$ACCEL_NATIVE" -eq 0 ] || [ ! -e "$KVM_DEV" ]; then
 		VMTEST_ACCEL=tcg
 	elif kvm_runs "$1"; then
@@ -101,12 +102,12 @@ crashed_booting()
 # run_vm KERNEL INITRD JOBDIR: returns the job's code, or 1 on a splat,
 # a crash or a timeout. A kernel that crashes before userspace starts is
 # booted again, up to BOOT_ATTEMPTS times, each crash kept and reported.
+# choose_accel has run (the job's script depends on the accelerator).
 run_vm()
 {
 	local kernel=$1 initrd=$2 job=$3 log=$3/console.log
 	local attempt rc
 
-	[ "$DETERMINISTIC" -eq 1 ] || choose_accel "$kernel"
 	for ((attempt = 1; ; attempt++)); do
 		boot_vm "$kernel" "$initrd" "$job"
 		rc=$?
