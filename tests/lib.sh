@@ -287,8 +287,9 @@ fetch_ruff()
 		for deb in ./*.deb; do dpkg-deb -x "$deb" "$1/root" || exit 1; done
 ) >"$OUT/ruff-download.log" 2>&1
 
-# ensure_ruff: ruff on PATH (NIPA runs it on every Python file a patch
-# touches), fetched once into the cache; fails when it cannot be had.
+# ensure_ruff: ruff on PATH (tests/static lints the project's Python with
+# it, as NIPA does a patch's), fetched once into the cache; fails when it
+# cannot be had.
 ensure_ruff()
 {
 	local rdir=$VMTEST_CACHE/tools/ruff
