@@ -92,6 +92,22 @@ expect_rc "ab.sh: a side without a .config is refused, exit 2" 2 \
 expect_grep "ab.sh: ... saying it is not recorded" "$tmp/ab-nocfg.log" \
 	'\.config: not recorded'
 expect_rc "ab.sh: nothing to compare: exit 2" 2 "$tmp/ab-none.log" abrun
+# The base from the runner's record: a runner that fails is said so; one
+# that builds names the base's kdir (then a change to the benchmark
+# itself is refused before anything is built).
+printf -- '--- a/tools/testing/selftests/x\n+++ b/tools/testing/selftests/x\n@@ -0,0 +1 @@\n+x\n' \
+	>"$tmp/bench.patch"
+expect_rc "ab.sh: a base the runner cannot build: exit 2" 2 "$tmp/ab-nob.log" \
+	abrun --change "$tmp/bench.patch"
+expect_grep "ab.sh: ... saying so" "$tmp/ab-nob.log" 'the base does not build'
+export FAKE_BASE=$tmp/base
+expect_rc "ab.sh: a change to the benchmark itself: exit 2" 2 "$tmp/ab-rec.log" \
+	abrun --change "$tmp/bench.patch"
+unset FAKE_BASE
+expect_grep "ab.sh: ... after reading the base from the record" "$tmp/ab-rec.log" \
+	"^ab.sh: base: $tmp/base\$"
+expect_grep "ab.sh: ... refused, saying why" "$tmp/ab-rec.log" \
+	'the patches change the benchmark itself'
 rm -rf "$tmp"
 
 # ab.sh --ptr-ring (ab/ptr_ring.sh), natively on the pinned source's
