@@ -16,12 +16,14 @@ runs: a difference within it is "same", one beyond three times it (every
 boot of one side then lies beyond every boot of the other by more than
 that spread) is "slower" or "faster", between the two "unknown (run
 more)".  Without a spread (one run a side) only identical counts are
-"same".  Timings: Welch's t-test on the run means, Holm-corrected over
-the table's tests at family-wise alpha A (0.05), decides "slower" or
-"faster"; otherwise two one-sided Welch tests (TOST, also Holm-corrected)
-must show the difference inside +-MARGIN % of the base before it is
-"same"; anything else is "unknown".  A test only one side has is a row
-with that side's figure and "only in base" or "only in change".
+"same"; a "same" within a spread of over one instruction gets a note,
+since it could hide a one-instruction change.  Timings: Welch's t-test
+on the run means, Holm-corrected over the table's tests at family-wise
+alpha A (0.05), decides "slower" or "faster"; otherwise two one-sided
+Welch tests (TOST, also Holm-corrected) must show the difference inside
++-MARGIN % of the base before it is "same"; anything else is
+"unknown".  A test only one side has is a row with that side's figure
+and "only in base" or "only in change".
 
 Exit 0; 1 with --fail-on-slower when a test is slower; 2 on bad input.
 """
@@ -46,6 +48,10 @@ import ktap
 
 ALPHA = 0.05
 SPREADS = 3.0
+# A deterministic "same" whose spread is wider than one instruction
+# (ns under icount) cannot see a one-instruction change: the table notes
+# it. page_pool's counts repeat to a few tenths of an instruction.
+WIDE = 1.0
 UNKNOWN = 'unknown (run more)'
 
 
@@ -59,17 +65,24 @@ def rule(exact, margin, alpha):
             f'same only if TOST shows |change| < {margin:g} % of base')
 
 
+def spread(base, change):
+    """The boot-to-boot spread: the largest range of a side's runs (0
+    without a side of two runs)."""
+    return max((max(s) - min(s) for s in (base, change) if len(s) > 1),
+               default=0)
+
+
 def judge_deterministic(base, change):
     """The verdict on two lists of run samples of an exact count."""
     delta = np.mean(change) - np.mean(base)
     if len(set(base + change)) == 1:
         return 'same'
-    spreads = [max(s) - min(s) for s in (base, change) if len(s) > 1]
-    if not spreads:
+    if max(len(base), len(change)) < 2:
         return UNKNOWN
-    if abs(delta) <= max(spreads):
+    width = spread(base, change)
+    if abs(delta) <= width:
         return 'same'
-    if abs(delta) > SPREADS * max(spreads):
+    if abs(delta) > SPREADS * width:
         return 'slower' if delta > 0 else 'faster'
     return UNKNOWN
 
@@ -187,6 +200,18 @@ def common(base, change):
     return data
 
 
+def wide_notes(data, exact, verdicts):
+    """A note per deterministic "same" whose spread is WIDE."""
+    notes = []
+    for name, (before, after, unit) in data.items():
+        width = spread(before, after)
+        if exact[name] and verdicts[name] == 'same' and width > WIDE:
+            notes.append(f'{name}: "same" within a spread of {width:.3f}'
+                         f'{unit} ({100 * width / np.mean(before):.0f}% of '
+                         'base): a smaller change would not show')
+    return notes
+
+
 def one_sided(base, change):
     """Rows of the tests only one side has (a new one, say): that
     side's figure, no verdict."""
@@ -223,7 +248,8 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
               '; '.join(f'unit {u}, {rule(e, margin, alpha)}'
                         for u, e in rules))
     return rows, header, (env_notes(base, change) +
-                          case_notes(base, change))
+                          case_notes(base, change) +
+                          wide_notes(data, exact, verdicts))
 
 
 def render(rows, header, notes, fmt):

@@ -149,6 +149,18 @@ class Deterministic(Case):
         table = self.table(boots(0), boots(1, {'lock': 0.1}))
         self.assertEqual(table['lock'], verdict.UNKNOWN)
 
+    def test_wide_same_is_noted(self):
+        """a "same" within a spread over one instruction: noted, alone"""
+        runs = [[r for p in self.write(label, texts)
+                 for r in ktap.read_runs(p)] for label, texts in (
+                    ('base', boots(0)[:2] + boots(0, {'lock': 30})[2:]),
+                    ('change', boots(1, {'lock': 10})))]
+        rows, _, notes = verdict.compare(*runs, False, 2.0)
+        self.assertEqual({r[0]: r[5] for r in rows}['lock'], 'same')
+        wide = [n for n in notes if 'spread' in n]
+        self.assertEqual(len(wide), 1)
+        self.assertRegex(wide[0], r'^lock: "same" within a spread of 29\.98')
+
     def test_flag_makes_ns_exact(self):
         """--deterministic judges ns figures (icount) by the spread"""
         table = self.table(boots(0, unit='ns'),
