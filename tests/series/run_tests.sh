@@ -51,13 +51,13 @@ check "the lock pins the source the series is based on" \
 	test -d "$ksrc" -a "$(basename "$ksrc")" = "$(awk '$1 ~ /^linux-source/ { print $1 "-" $2 }' "$REPO/vmtest/sources.lock")"
 
 # ---- a synthetic series, in a copy of the series tooling -------------
-# proj: series.sh and series_files.py, with project files made
+# proj: series.sh, series_files.py and record.sh, with project files made
 # from the base: virtio changes ringtest's Makefile, net-next adds a file
 # and a MAINTAINERS line.
 proj=$work/proj
 mkdir -p "$proj/series" "$proj/vmtest/lib"
 cp "$REPO/series/series.sh" "$proj/series/"
-cp "$REPO/vmtest/lib/series_files.py" "$proj/vmtest/lib/"
+cp "$REPO/vmtest/lib/series_files.py" "$REPO/vmtest/lib/record.sh" "$proj/vmtest/lib/"
 git -C "$proj" init -q
 git -C "$proj" config user.name "Project Identity"
 git -C "$proj" config user.email "project@users.noreply.example"
