@@ -264,20 +264,20 @@ def check_selftest(tree, text):
 CACHE = {}
 
 
-def cached(tree, tool, path, run):
+def cached(tree, path, run):
     """RUN(PATH) once per content of PATH's directory's files with PATH's
     suffix (shellcheck -x follows what a script sources)."""
     ext = os.path.splitext(path)[1]
     listing = run_in(tree, 'git', 'ls-tree', 'HEAD',
                      os.path.dirname(path) + '/', ok=[0]).stdout
-    key = (tool, path) + tuple(ln for ln in listing.splitlines()
-                               if ln.endswith(ext))
+    key = (path,) + tuple(ln for ln in listing.splitlines()
+                          if ln.endswith(ext))
     if key not in CACHE:
         CACHE[key] = run(path)
     return CACHE[key]
 
 
-def before_after(tree, suffix, tool, run):
+def before_after(tree, suffix, run):
     """RUN(path) on the files with SUFFIX the patch modifies, at its
     parent, then on those it adds or modifies, at the patch."""
     old = changed(tree, 'HEAD', 'M', suffix)
@@ -286,10 +286,10 @@ def before_after(tree, suffix, tool, run):
         return None
     run_in(tree, 'git', 'checkout', '-q', 'HEAD~', ok=[0])
     try:
-        before = {f: cached(tree, tool, f, run) for f in old}
+        before = {f: cached(tree, f, run) for f in old}
     finally:
         run_in(tree, 'git', 'checkout', '-q', '-', ok=[0])
-    return before, {f: cached(tree, tool, f, run) for f in now}
+    return before, {f: cached(tree, f, run) for f in now}
 
 
 def python(tree):
@@ -308,7 +308,7 @@ def shellcheck(tree):
         return run_in(os.path.join(tree, os.path.dirname(path)), 'shellcheck',
                       *SC_FLAGS, os.path.basename(path)).stdout
 
-    res = before_after(tree, '.sh', 'shellcheck', run)
+    res = before_after(tree, '.sh', run)
     if res is None:
         return Result('shellcheck', PASS, 'No shell scripts touched, skip')
     before, after = res

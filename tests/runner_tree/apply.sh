@@ -4,8 +4,8 @@
 # VM, no kernel): a forced re-apply leaves the pristine source as it was,
 # and gives the project's files; a second run applies nothing and leaves
 # the tree's files alone; a tree the series does not apply to stops the
-# runner, naming the patch; a shallow clone of the project prepares the tree without any
-# git identity and without series/'s scripts.
+# runner, naming the patch; a shallow clone of the project prepares the
+# tree without any git identity and without series/'s scripts.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

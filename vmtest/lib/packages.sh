@@ -80,10 +80,11 @@ apt_install()
 
 # Install the Debian packages providing what the runner needs on the host
 # for ARCHES (the targets' architectures), every tool a kernel build uses
-# among them, before the first build: the .config records pahole's version (CONFIG_PAHOLE_VERSION), and
-# a pahole installed later makes every module build against that kernel
-# warn. The arm64 tools (the cross compiler, its C library for
-# ptr_ring_test, QEMU's arm emulators) come only with an arm64 target.
+# among them, before the first build: the .config records pahole's
+# version (CONFIG_PAHOLE_VERSION), and a pahole installed later makes
+# every module build against that kernel warn. The arm64 tools (the
+# cross compiler, its C library for ptr_ring_test, QEMU's arm emulators)
+# come only with an arm64 target.
 ensure_host_tools()
 {
 	local arches=$1 need
