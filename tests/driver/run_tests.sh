@@ -177,6 +177,41 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_no_grep "$v-einval: never 'Bail out!'" "$o" 'Bail out'
 	kunit_parses "$v-einval" 1
 
+	# Lines the log reader did not get: a failed case, never a pass
+	run "$v-nostart" FAKE_SCENARIO=nostart --
+	expect_exit "$v-nostart" 1
+	expect_grep "$v-nostart: a lost first line is a failed case, with why" \
+		"$tmp/$v-nostart.out" '^# Fail:kernel_log this run.s first line was not read'
+	expect_grep "$v-nostart: ... and the only one" "$tmp/$v-nostart.out" \
+		'^not ok 1 kernel_log$'
+	run "$v-overrun" FAKE_SCENARIO=overrun --
+	expect_exit "$v-overrun" 1
+	expect_grep "$v-overrun: records lost to an overrun are a failed case" \
+		"$tmp/$v-overrun.out" '^not ok [0-9]+ kernel_log$'
+	expect_grep "$v-overrun: ... beside the cases that were read" \
+		"$tmp/$v-overrun.out" '^1\.\.14$'
+	run "$v-none" FAKE_SCENARIO=none --
+	expect_exit "$v-none" 1
+	expect_grep "$v-none: a run with no result is a failed case" \
+		"$tmp/$v-none.out" '^not ok 1 results$'
+	kunit_parses "$v-none" 1
+	# printk.devkmsg=off: /dev/kmsg cannot be opened; dmesg reads the log
+	rm "$tmp/t/fake/kmsg"
+	run "$v-devkmsg-off" --
+	expect_exit "$v-devkmsg-off" 0
+	expect_grep "$v-devkmsg-off: every case, read by dmesg" \
+		"$tmp/$v-devkmsg-off.out" '^# Totals: pass:13 fail:0 '
+	expect_no_grep "$v-devkmsg-off: the script writes nothing to the log" \
+		"$tmp/t/fake/kmsg" 'test_bench_page_pool'
+	# Killed: the log reader and the load stop, the log file goes
+	run "$v-killed" FAKE_SCENARIO=hang -- &
+	sleep 1
+	pkill -TERM -f "$tmp/t/sel/net/bench/test_bench_page_pool.sh"
+	wait
+	expect_exit "$v-killed" 130
+	check "$v-killed: no log reader and no load left" \
+		bash -c '! pgrep -f "[s]leep 987654|driver/fake/[d]d" >/dev/null'
+
 	run "$v-1cpu" FAKE_CPUS=1 --
 	expect_exit "$v-1cpu" 0
 	expect_grep "$v-1cpu: one CPU: cross_cpu_return is skipped, with why" \
@@ -184,6 +219,10 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	expect_grep "$v-1cpu: ... as a KTAP SKIP" "$tmp/$v-1cpu.out" \
 		'^ok 11 cross_cpu_return # SKIP$'
 
+	run "$v-bbnopp" FAKE_SCENARIO=nopp FAKE_NOPP_MSG="insmod: can't insert 'x.ko': unknown symbol in module, or unknown parameter" --
+	expect_exit "$v-bbnopp" 4
+	expect_grep "$v-bbnopp: busybox's lowercase unknown symbol is a skip too" \
+		"$tmp/$v-bbnopp.out" '^1\.\.0 # SKIP .*CONFIG_PAGE_POOL'
 	for s in vermagic:FAKE_VERMAGIC=6.1.0-foreign nopp:FAKE_SCENARIO=nopp; do
 		run "$v-${s%%:*}" "${s#*:}" --
 		expect_exit "$v-${s%%:*}" 4

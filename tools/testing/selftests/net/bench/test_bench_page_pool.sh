@@ -6,13 +6,11 @@
 #
 #   ok 4 no-softirq-page_pool01 # perf=5.123ns
 #
-# The module prints a "Type:<test> Per elem: ... ns" line per result, and
-# "Skip:<test> <reason>" or "Fail:<test> <reason>" for a test it skipped
-# or that failed; every other line it prints is shown as a diagnostic
-# before the next result.  Arguments are passed to the module as
-# parameters, e.g. "loops=100000", or else BENCH_PAGE_POOL_PARAMS, since
-# run_kselftest.sh passes none; KSFT_MACHINE_SLOW=yes makes 100000 loops
-# the default.
+# The module prints "Type:<test> Per elem: ... ns" per result, and
+# "Skip:<test> <reason>" or "Fail:<test> <reason>"; its other lines are
+# diagnostics.  Arguments (else BENCH_PAGE_POOL_PARAMS, as
+# run_kselftest.sh passes none) are module parameters, e.g. loops=100000,
+# the default with KSFT_MACHINE_SLOW=yes.
 
 DIR=$(dirname "$(readlink -f "$0")")
 # shellcheck source-path=SCRIPTDIR source=../../kselftest/ktap_helpers.sh
@@ -25,15 +23,6 @@ skip_all()
 {
 	ktap_skip_all "$@"
 	exit "$KSFT_SKIP"
-}
-
-# The kernel log, read from /dev/kmsg into $1 while the module runs, so
-# that other writers cannot push this run's lines out of it first; a
-# record lost anyway ends one dd (EPIPE) and the next one reads on.
-read_kmsg()
-{
-	(while ! dd bs=8k status=none 2>/dev/null; do :; done) \
-		</dev/kmsg >"$1" &
 }
 
 ktap_print_header
@@ -55,31 +44,47 @@ ktap_print_msg "cmdline: $(cat /proc/cmdline)"
 ktap_print_msg "vulnerabilities:" \
 	"$(grep -rs . /sys/devices/system/cpu/vulnerabilities/ | sed 's|.*/||')"
 
+# This load's lines lie between the module's "Loaded <tag>" and
+# "Finished <tag>": nothing is written to the log (printk.devkmsg=off
+# forbids it).  They are streamed from /dev/kmsg while the module runs,
+# so that other writers cannot push them out first; records overwritten
+# before they were read end a dd (EPIPE), leaving a "lost" line.  Without
+# /dev/kmsg, dmesg reads the log after.
+tag=$$.$RANDOM$RANDOM
+log=$(mktemp) reader="" loader="" n=0
+trap '[ -z "$reader" ] || kill -- -"$reader"; [ -z "$loader" ] ||
+	kill -9 "$loader"; rm -f "$log" "$log.err"' EXIT
+trap 'exit 130' INT TERM
 rmmod "$MOD" 2>/dev/null
-marker="test_bench_page_pool.sh: run $$.$RANDOM"
-log=$(mktemp)
-set -m		# the reader in a process group of its own, to stop it
-read_kmsg "$log"
-reader=$!
-set +m
-echo "$MOD: $marker" >>/dev/kmsg
-err=$(insmod "$KO" "${params[@]}" 2>&1)
-rc=$?
+if exec 3</dev/kmsg; then
+	set -m		# the reader in a process group of its own, to stop it
+	(while ! dd bs=8k status=none; do echo "lost;"; done) <&3 >"$log" &
+	reader=$!
+	set +m
+	exec 3<&-
+fi 2>/dev/null
+insmod "$KO" "tag=$tag" "${params[@]}" >"$log.err" 2>&1 &
+loader=$!
+wait "$loader"
+rc=$? loader="" err=$(<"$log.err")
 rmmod "$MOD" 2>/dev/null
-echo "$MOD: $marker end" >>/dev/kmsg
-for _ in $(seq 100); do
-	grep -q "$marker end\$" "$log" && break
-	sleep 0.1
-done
-kill -- -"$reader"
-mapfile -t lines < <(sed -n "/$marker\$/,/$marker end\$/ s/^[^;]*;$MOD: //p" \
-	"$log")
-grep -q "$marker end\$" "$log" ||
-	lines+=("Fail:kernel_log lost this run's lines (read ${#lines[@]})")
-rm -f "$log"
-case $err in
-*"Unknown symbol"*) skip_all "the kernel has no page_pool (CONFIG_PAGE_POOL)" ;;
-esac
+if [ -n "$reader" ]; then
+	until grep -q ";$MOD: Finished $tag\$" "$log" || [ $((n++)) -ge 100 ]
+	do sleep 0.1; done
+else
+	dmesg | sed -E 's/^(\[[^]]*\] *)?/;/' >"$log"
+fi
+mapfile -t lines < <(sed -n "/;$MOD: Loaded $tag\$/,/;$MOD: Finished $tag\$/{
+	s/^lost;.*/Fail:kernel_log records were overwritten before they were read/p
+	s/^[^;]*;$MOD: //p }" "$log")
+lost="Fail:kernel_log this run's"
+if ! grep -q ";$MOD: Loaded $tag\$" "$log"; then
+	[[ $rc -ne 0 && ${err,,} == *"unknown symbol"* ]] &&
+		skip_all "the kernel has no page_pool (CONFIG_PAGE_POOL)"
+	[ "$rc" -ne 0 ] || lines+=("$lost first line was not read")
+elif ! grep -q ";$MOD: Finished $tag\$" "$log"; then
+	lines+=("$lost last line was not read")
+fi
 
 type_re='^Type:([^ ]+) Per elem: [0-9.]+ cycles\([a-z]+\) ([0-9.]+) ns'
 cases=0 fails=0
@@ -87,8 +92,13 @@ for line in "${lines[@]}"; do
 	[[ $line =~ ^(Type|Skip|Fail):[^\ ]+\  ]] && cases=$((cases + 1))
 	[[ $line =~ ^Fail: ]] && fails=$((fails + 1))
 done
-# A load that failed for no test's sake is a failed case of its own.
+# A load that failed for no test's sake is a failed case of its own, and
+# so is a run that reported nothing.
 load_failed=$((rc != 0 && fails == 0))
+if [ $((cases + load_failed)) -eq 0 ]; then
+	lines+=("Fail:results the module reported none")
+	cases=1
+fi
 ktap_set_plan $((cases + load_failed))
 
 for line in "${lines[@]}"; do
@@ -101,7 +111,7 @@ for line in "${lines[@]}"; do
 	elif [[ $line =~ ^(Type|Fail):([^\ ]+)\ (.*) ]]; then
 		ktap_print_msg "$line"
 		ktap_test_fail "${BASH_REMATCH[2]}"
-	elif [ "$line" != "$marker" ] && [ "$line" != "$marker end" ]; then
+	else
 		ktap_print_msg "$line"
 	fi
 done

@@ -72,6 +72,10 @@ static unsigned long loops = 10000000;
 module_param(loops, ulong, 0);
 MODULE_PARM_DESC(loops, "Specify loops bench will run");
 
+static char *tag = "";
+module_param(tag, charp, 0);
+MODULE_PARM_DESC(tag, "Printed on the first and last lines of this load");
+
 static bool bench_stop;		/* the loading process was killed */
 static unsigned int bench_failed;
 static struct device *bench_dma_dev;
@@ -617,13 +621,11 @@ static int run_benchmark_tests(void *arg)
 	kthread_complete_and_exit(&bench_done, 0);
 }
 
-static int __init bench_page_pool_simple_module_init(void)
+/* The tests, from module init: 0, or why the load fails */
+static int bench_page_pool_run(void)
 {
 	struct task_struct *task;
 	unsigned int cpu;
-
-	if (verbose)
-		pr_info("Loaded\n");
 
 	/* for_loop and atomic_inc run 10 * loops */
 	if (loops < 1000 || loops > U32_MAX / 10) {
@@ -650,6 +652,17 @@ static int __init bench_page_pool_simple_module_init(void)
 		return -EINTR;
 	}
 	return bench_failed ? -EIO : 0;
+}
+
+/* A reader of the kernel log finds this load's lines between these two */
+static int __init bench_page_pool_simple_module_init(void)
+{
+	int err;
+
+	pr_info("Loaded %s\n", tag);
+	err = bench_page_pool_run();
+	pr_info("Finished %s\n", tag);
+	return err;
 }
 module_init(bench_page_pool_simple_module_init);
 

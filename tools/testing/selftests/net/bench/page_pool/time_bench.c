@@ -37,14 +37,19 @@ bool time_bench_calc_stats(struct time_bench_record *rec)
 
 void time_bench_print(const char *txt, struct time_bench_record *rec)
 {
-	u32 rem;
+	u32 rem, cyc_rem, ns_rem;
+	/* div_u64_rem(): 32-bit architectures link no 64-bit division */
 	u64 sec = div_u64_rem(rec->time_interval, NSEC_PER_SEC, &rem);
+	u64 cyc = div_u64_rem(rec->tsc_cycles_milli, 1000, &cyc_rem);
+	u64 ns = div_u64_rem(rec->ns_per_call_milli, 1000, &ns_rem);
 
-	pr_info("Type:%s Per elem: %llu.%03llu cycles(tsc) %llu.%03llu ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu)\n",
-		txt, rec->tsc_cycles_milli / 1000, rec->tsc_cycles_milli % 1000,
-		rec->ns_per_call_milli / 1000, rec->ns_per_call_milli % 1000,
-		rec->step, sec, rem, rec->time_interval, rec->invoked_cnt,
-		rec->tsc_interval);
+	/* Cycles are the TSC's on x86, the architecture's counter's ticks
+	 * elsewhere (see time_bench_cycles())
+	 */
+	pr_info("Type:%s Per elem: %llu.%03u cycles(%s) %llu.%03u ns (step:%d) - (measurement period time:%llu.%09u sec time_interval:%llu) - (invoke count:%llu tsc_interval:%llu)\n",
+		txt, cyc, cyc_rem, IS_ENABLED(CONFIG_X86) ? "tsc" : "ticks",
+		ns, ns_rem, rec->step, sec, rem,
+		rec->time_interval, rec->invoked_cnt, rec->tsc_interval);
 }
 
 /* Generic function for invoking a loop function and calculating
