@@ -11,19 +11,24 @@ repetitions is one sample: the variance that matters lives between boots.
 Lower figures are better (time or instructions per element or item).
 
 Deterministic figures (unit insn, or all of them with --deterministic)
-are judged by the boot-to-boot spread, the largest range of one side's
-runs: a difference within it is "same", one beyond three times it (every
-boot of one side then lies beyond every boot of the other by more than
-that spread) is "slower" or "faster", between the two "unknown (run
-more)".  Without a spread (one run a side) only identical counts are
-"same"; a "same" within a spread of over one instruction gets a note,
-since it could hide a one-instruction change.  Timings: Welch's t-test
-on the run means, Holm-corrected over the table's tests at family-wise
-alpha A (0.05), decides "slower" or "faster"; otherwise two one-sided
-Welch tests (TOST, also Holm-corrected) must show the difference inside
-+-MARGIN % of the base before it is "same"; anything else is
-"unknown".  A test only one side has is a row with that side's figure
-and "only in base" or "only in change".
+have a resolution R (0.5 instruction per element): a smaller difference
+is no change.  With S the boot-to-boot spread (the largest range of one
+side's runs) and D the difference of the means: "slower" or "faster"
+when |D| >= R and |D| > 3 S (every boot of one side then lies beyond
+every boot of the other); "same" when |D| + S < R, so that no change of
+R or more fits the runs; "unknown (run more)" otherwise, as when one
+boot of a side was disturbed and its spread hides what a "same" would
+claim.  One run a side has no spread: only identical counts are
+"same".
+
+Timings: Welch's t-test on the run means, Holm-corrected over the
+table's tests at family-wise alpha A (0.05), decides "slower" or
+"faster"; otherwise two one-sided Welch tests (TOST, also
+Holm-corrected) must show the difference inside +-MARGIN % of the base
+before it is "same"; anything else is "unknown".
+
+A test only one side has is a row with that side's figure and "only in
+base" or "only in change".
 
 Exit 0; 1 with --fail-on-slower when a test is slower; 2 on bad input.
 """
@@ -48,19 +53,19 @@ import ktap
 
 ALPHA = 0.05
 SPREADS = 3.0
-# A deterministic "same" whose spread is wider than one instruction
-# (ns under icount) cannot see a one-instruction change: the table notes
-# it. page_pool's counts repeat to a few tenths of an instruction.
-WIDE = 1.0
+# The smallest difference of a deterministic figure that is a change:
+# half an instruction per element (ns under icount). page_pool's counts
+# repeat across boots to a few tenths, callgrind's to a few hundredths.
+RESOLUTION = 0.5
 UNKNOWN = 'unknown (run more)'
 
 
 def rule(exact, margin, alpha):
     """The rule a verdict follows, for the header."""
     if exact:
-        return ('deterministic: same within the boot-to-boot spread '
-                '(largest range of a side), slower/faster beyond '
-                f'{SPREADS:g} times it')
+        return (f'deterministic: resolution {RESOLUTION:g}; slower/faster '
+                f'beyond it and {SPREADS:g} boot-to-boot spreads, same when '
+                'the difference plus the spread is within it')
     return (f"timing: Welch's t-test on run means, Holm alpha {alpha:g}; "
             f'same only if TOST shows |change| < {margin:g} % of base')
 
@@ -74,16 +79,16 @@ def spread(base, change):
 
 def judge_deterministic(base, change):
     """The verdict on two lists of run samples of an exact count."""
-    delta = np.mean(change) - np.mean(base)
+    delta = abs(np.mean(change) - np.mean(base))
     if len(set(base + change)) == 1:
         return 'same'
     if max(len(base), len(change)) < 2:
         return UNKNOWN
     width = spread(base, change)
-    if abs(delta) <= width:
+    if delta >= RESOLUTION and delta > SPREADS * width:
+        return 'slower' if np.mean(change) > np.mean(base) else 'faster'
+    if delta + width < RESOLUTION:
         return 'same'
-    if abs(delta) > SPREADS * width:
-        return 'slower' if delta > 0 else 'faster'
     return UNKNOWN
 
 
@@ -200,18 +205,6 @@ def common(base, change):
     return data
 
 
-def wide_notes(data, exact, verdicts):
-    """A note per deterministic "same" whose spread is WIDE."""
-    notes = []
-    for name, (before, after, unit) in data.items():
-        width = spread(before, after)
-        if exact[name] and verdicts[name] == 'same' and width > WIDE:
-            notes.append(f'{name}: "same" within a spread of {width:.3f}'
-                         f'{unit} ({100 * width / np.mean(before):.0f}% of '
-                         'base): a smaller change would not show')
-    return notes
-
-
 def one_sided(base, change):
     """Rows of the tests only one side has (a new one, say): that
     side's figure, no verdict."""
@@ -248,8 +241,7 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
               '; '.join(f'unit {u}, {rule(e, margin, alpha)}'
                         for u, e in rules))
     return rows, header, (env_notes(base, change) +
-                          case_notes(base, change) +
-                          wide_notes(data, exact, verdicts))
+                          case_notes(base, change))
 
 
 def render(rows, header, notes, fmt):

@@ -157,11 +157,14 @@ static void pp_fill_ptr_ring(struct page_pool *pp, int elems)
 	int i;
 
 	array = kcalloc(elems, sizeof(struct page *), gfp_mask);
-
+	if (!array)
+		return;
+	/* A DMA-mapped pool's allocation fails when mapping fails */
 	for (i = 0; i < elems; i++)
 		array[i] = page_pool_alloc_pages(pp, gfp_mask);
 	for (i = 0; i < elems; i++)
-		page_pool_put_page(pp, array[i], -1, false);
+		if (array[i])
+			page_pool_put_page(pp, array[i], -1, false);
 
 	kfree(array);
 }
