@@ -195,6 +195,16 @@ test_tree() {
 	ok "$label: both selftests build without warnings"
 	run "$tmp/$label.check.log" "$tmp/$label/ptr_ring_check"
 	check "$label: ptr_ring_check passes every case" check_ok "$tmp/$label.check.log"
+	# Every ring size 1-256 and two large ones: the header frees consumed
+	# slots r->batch at a time, which each size meets differently
+	local s bad=()
+	for s in $(seq 256) 1000 100000; do
+		run "$tmp/$label.size.log" timeout 15 "$tmp/$label/ptr_ring_check" \
+			-n 2000 -s "$s"
+		check_ok "$tmp/$label.size.log" >/dev/null 2>&1 || bad+=("$s")
+	done
+	check "$label: ptr_ring_check passes at sizes 1-256, 1000, 100000${bad[*]:+ (fails: ${bad[*]})}" \
+		test ${#bad[@]} -eq 0
 	skips=mpsc
 	[ "$(nproc)" -gt 2 ] && skips=
 	grep -q __ptr_ring_check_produce "$ksrc/include/linux/ptr_ring.h" ||

@@ -275,16 +275,22 @@ static void unconsume(void)
  */
 static void resize(void)
 {
-	long n = size, c = n / 4, s = (n + 1) / 2, next = n + c;
+	long n = size, c = n / 4, s = (n + 1) / 2, k, next;
 	long g = 2 * n < MAX_SIZE ? 2 * n : MAX_SIZE;
 	struct ptr_ring ring, *r = &ring, *rings[] = { r };
 
 	if (!expect(!ptr_ring_init(r, n, GFP_KERNEL)))
 		return;
 	ndestroyed = 0;
-	if (fill(r, 0, n) && drain(r, 0, c) && fill(r, n, n + c) &&
+	if (!fill(r, 0, n) || !drain(r, 0, c))
+		goto out;
+	/* Consumed slots are freed r->batch at a time: refill what was */
+	for (k = 0; k <= c && !ptr_ring_produce(r, item(n + k)); k++)
+		bump();
+	next = n + k;
+	if (expect(k <= c) &&
 	    expect(!ptr_ring_resize(r, s, GFP_KERNEL, destroy)) &&
-	    destroyed_are(c + s, n - s, 1) && expect(ptr_ring_full(r)) &&
+	    destroyed_are(c + s, next - c - s, 1) && expect(ptr_ring_full(r)) &&
 	    expect(!ptr_ring_resize(r, g, GFP_KERNEL, destroy)) &&
 	    destroyed_are(0, 0, 1) && fill(r, next, next + g - s) &&
 	    expect(ptr_ring_resize(r, MAX_SIZE + 1, GFP_KERNEL, destroy) ==
@@ -295,6 +301,7 @@ static void resize(void)
 	    destroyed_are(next + n - s, g - n, 1) && drain(r, c, c + s) &&
 	    drain(r, next, next + n - s))
 		expect(ptr_ring_empty(r));
+out:
 	ptr_ring_cleanup(r, NULL);
 	if (!has_failed())
 		expect(ptr_ring_init(r, MAX_SIZE + 1, GFP_KERNEL) == -ENOMEM);
