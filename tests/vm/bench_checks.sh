@@ -99,7 +99,7 @@ for i in 1 2; do
 done
 runs=20 bad=0 lost=0
 for i in $(seq $runs); do
-	out=$("$bench/test_bench_page_pool.sh" loops=2000 run_flags=0x3 2>&1)
+	out=$("$bench/test_bench_page_pool.sh" loops=1000 run_flags=0x1 2>&1)
 	rc=$?
 	if ! sound_run "$rc" "$out"; then
 		bad=$((bad + 1))

@@ -46,19 +46,20 @@ ktap_print_msg "vulnerabilities:" \
 
 # This load's lines lie between the module's "Loaded <tag>" and
 # "Finished <tag>": nothing is written to the log (printk.devkmsg=off
-# forbids it).  They are streamed from /dev/kmsg while the module runs,
+# forbids it).  Its records are streamed from /dev/kmsg as it runs,
 # so that other writers cannot push them out first; records overwritten
 # before they were read end a dd (EPIPE), leaving a "lost" line.  Without
 # /dev/kmsg, dmesg reads the log after.
 tag=$$.$RANDOM$RANDOM
-log=$(mktemp) reader="" loader="" n=0
+log=$(mktemp) reader="" loader=""
 trap '[ -z "$reader" ] || kill -- -"$reader"; [ -z "$loader" ] ||
 	kill -9 "$loader"; rm -f "$log" "$log.err"' EXIT
 trap 'exit 130' INT TERM
 rmmod "$MOD" 2>/dev/null
 if exec 3</dev/kmsg; then
 	set -m		# the reader in a process group of its own, to stop it
-	(while ! dd bs=8k status=none; do echo "lost;"; done) <&3 >"$log" &
+	( (while ! dd bs=8k status=none; do echo "lost;"; done) |
+		grep --line-buffered -e ";$MOD: " -e "^lost;" ) <&3 >"$log" &
 	reader=$!
 	set +m
 	exec 3<&-
@@ -66,10 +67,10 @@ fi 2>/dev/null
 insmod "$KO" "tag=$tag" "${params[@]}" >"$log.err" 2>&1 &
 loader=$!
 wait "$loader"
-rc=$? loader="" err=$(<"$log.err")
+rc=$? loader="" err=$(<"$log.err") end=$((SECONDS + 10))
 rmmod "$MOD" 2>/dev/null
 if [ -n "$reader" ]; then
-	until grep -q ";$MOD: Finished $tag\$" "$log" || [ $((n++)) -ge 100 ]
+	until grep -q ";$MOD: Finished $tag\$" "$log" || [ $SECONDS -gt "$end" ]
 	do sleep 0.1; done
 else
 	dmesg | sed -E 's/^(\[[^]]*\] *)?/;/' >"$log"
