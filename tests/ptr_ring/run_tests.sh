@@ -51,7 +51,7 @@ need_tools "clang clang" "qemu-x86_64 qemu-user" "valgrind valgrind" \
 . "$REPO/vmtest/lib/packages.sh"
 
 CC=${CC:-gcc}
-MUTANT_SEC=30
+MUTANT_SEC=15
 CG_PCT=5		# harness against the bare loop, instructions per item
 CG_SAME=0.1		# the harness's own Ir/item, 7.2 against 7.3 (repeats: 0.02)
 # shellcheck disable=SC2031 # the runner's helpers log here
@@ -304,6 +304,12 @@ test_mutants() {
 	mutant consumer 'WRITE_ONCE(r->consumer_head, consumer_head);' \
 		'WRITE_ONCE(r->consumer_head, r->consumer_head);'
 	mutant unconsume_wrap 'head = r->size - 1;' 'head = 0;'
+	# ptr_ring-t4.md 3b: passed at the default size, or crashed
+	mutant unconsume_wrap2 'head = r->size - 1;' 'head = r->size - 2;'
+	mutant wrap_nozero $'r->batch ||\n\t\t     consumer_head >= r->size))' \
+		'r->batch))'
+	mutant produce_overwrite 'if (data_race(r->queue[r->producer]))' \
+		'if (data_race(r->queue[r->producer]) && 0)'
 	mutant produce_no_unlock $'ret = __ptr_ring_produce(r, ptr);\n\tspin_unlock(&r->producer_lock);' \
 		'ret = __ptr_ring_produce(r, ptr);'
 	mutant produce_twice $'spin_lock(&r->producer_lock);\n\tret = __ptr_ring_produce(r, ptr);' \

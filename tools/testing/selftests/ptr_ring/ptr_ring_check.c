@@ -4,8 +4,9 @@
  * calling it as its users do.  A producer and a consumer thread pass every
  * item through the ring, and the consumer checks each one through the
  * pointer it consumed (under ThreadSanitizer this checks smp_wmb() too).
- * Unconsume, resize and zero-size rings are checked entry by entry.  A case
- * that makes no progress for STALL_SEC seconds fails the run.
+ * Unconsume, resize and zero-size rings are checked entry by entry, at
+ * several sizes, and each must then still pass items through every slot.
+ * A case that makes no progress for STALL_SEC seconds fails the run.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -25,7 +26,12 @@
 #define ZERO_SIZE_ERR	(-ENOSPC)
 #endif
 
-static long size = 1024, count = 1000000;
+static long size = 1024, user_size, count = 1000000;
+/* The single-threaded cases run at these sizes too, after --size: each
+ * meets the wrap and r->batch (16 at most) differently
+ */
+static const long more_sizes[] = { 1, 2, 3, 5, 17, 33, 100, 1000 };
+#define MORE_MAX	1000
 
 /* Item i is items[i], written before it is produced, never reused */
 struct item {
@@ -50,7 +56,7 @@ static __printf(1, 2) void fail(const char *fmt, ...)
 	if (__atomic_exchange_n(&failed, 1, __ATOMIC_RELAXED))
 		return;
 	va_start(ap, fmt);
-	printf("# %s: FAIL: ", current_case);
+	printf("# %s (size %ld): FAIL: ", current_case, size);
 	vprintf(fmt, ap);
 	va_end(ap);
 }
@@ -115,6 +121,22 @@ static bool drain(struct ptr_ring *r, long from, long to)
 {
 	for (; from < to; from++, bump())
 		if (!is_item(ptr_ring_consume(r), from))
+			return false;
+	return true;
+}
+
+/*
+ * An empty ring still passes one item at a time through every slot, its
+ * wraps included: nothing stale or stuck was left behind.
+ */
+static bool still_works(struct ptr_ring *r)
+{
+	long i, first = 4 * size;
+
+	if (!expect(ptr_ring_empty(r)))
+		return false;
+	for (i = first; i < first + 2 * size + 2; i++)
+		if (!fill(r, i, i + 1) || !drain(r, i, i + 1))
 			return false;
 	return true;
 }
@@ -235,7 +257,7 @@ static void unconsume(void)
 	    expect(ptr_ring_consume_batched(r, batch, k) == k)) {
 		ptr_ring_unconsume(r, batch, k, destroy);
 		if (destroyed_are(0, 0, 1) && drain(r, 0, k))
-			expect(ptr_ring_empty(r));
+			still_works(r);
 	}
 	ptr_ring_cleanup(r, NULL);
 
@@ -243,14 +265,15 @@ static void unconsume(void)
 		return;
 	if (fill(r, 0, n) &&
 	    expect(ptr_ring_consume_batched(r, batch, b) == b)) {
-		for (m = 0; !ptr_ring_produce(r, item(n + m)); m++)
+		for (m = 0; m <= b && !ptr_ring_produce(r, item(n + m)); m++)
 			;
-		ksft_print_msg("%s: %ld back, %ld reused, r->batch %d\n",
-			       __func__, b, m, r->batch);
+		if (n == user_size)
+			ksft_print_msg("%s: %ld back, %ld reused, r->batch %d\n",
+				       __func__, b, m, r->batch);
 		ptr_ring_unconsume(r, batch, b, destroy);
 		if (expect(m > 0 && m <= b) && destroyed_are(m - 1, m, -1) &&
 		    drain(r, m, n + m))
-			expect(ptr_ring_empty(r));
+			still_works(r);
 	}
 	ptr_ring_cleanup(r, NULL);
 
@@ -262,7 +285,7 @@ static void unconsume(void)
 			batch[m] = &items[n - k + m];
 		ptr_ring_unconsume(r, batch, k, destroy);
 		if (destroyed_are(0, 0, 1) && drain(r, n - k, n))
-			expect(ptr_ring_empty(r));
+			still_works(r);
 	}
 	ptr_ring_cleanup(r, NULL);
 }
@@ -300,7 +323,7 @@ static void resize(void)
 						destroy)) &&
 	    destroyed_are(next + n - s, g - n, 1) && drain(r, c, c + s) &&
 	    drain(r, next, next + n - s))
-		expect(ptr_ring_empty(r));
+		still_works(r);
 out:
 	ptr_ring_cleanup(r, NULL);
 	if (!has_failed())
@@ -348,10 +371,11 @@ out:
 static const struct {
 	const char *name;
 	void (*fn)(void);
+	bool sized;		/* run at more_sizes[] too */
 } cases[] = {
 	{ "tun", tun }, { "vhost_net", vhost_net }, { "page_pool", page_pool },
-	{ "cpumap", cpumap }, { "unconsume", unconsume }, { "resize", resize },
-	{ "zero_size", zero_size },
+	{ "cpumap", cpumap }, { "unconsume", unconsume, true },
+	{ "resize", resize, true }, { "zero_size", zero_size, true },
 };
 
 static void *watchdog(void *arg)
@@ -393,8 +417,9 @@ int main(int argc, char **argv)
 		{ "size", 1, NULL, 's' }, { "count", 1, NULL, 'n' },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
+	long most;
 	pthread_t tid;
-	size_t i;
+	size_t i, k;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "s:n:h", opts, NULL)) != -1) {
@@ -408,9 +433,11 @@ int main(int argc, char **argv)
 			exit(opt == 'h' ? KSFT_PASS : KSFT_FAIL);
 		}
 	}
-	nitems = count > 4 * size ? count : 4 * size;
+	user_size = size;
+	most = size > MORE_MAX ? size : MORE_MAX;
+	nitems = count > 6 * most + 4 ? count : 6 * most + 4;
 	items = malloc(nitems * sizeof(*items));
-	batch = calloc(size > 64 ? size : 64, sizeof(*batch));
+	batch = calloc(most, sizeof(*batch));
 	if (!items || !batch)
 		ksft_exit_fail_msg("out of memory\n");
 
@@ -425,6 +452,12 @@ int main(int argc, char **argv)
 		failed = 0;
 		bump();
 		cases[i].fn();
+		for (k = 0; cases[i].sized && k < ARRAY_SIZE(more_sizes) &&
+		     !failed; k++) {
+			size = more_sizes[k];
+			cases[i].fn();
+		}
+		size = user_size;
 		ksft_test_result(!failed, "%s\n", cases[i].name);
 	}
 	ksft_finished();
