@@ -87,6 +87,21 @@ nipa_build()
 		not_ok "make TARGETS=net/bench O=BUILD, no KDIR: module for $rel" \
 			"see $log" "$(tail -n 5 "$log")"
 	fi
+	# run_tests from O=: the script runs from BUILD/kselftest with its
+	# helper beside it (TEST_INCLUDES); a module for another kernel than
+	# this machine's is a skip, never loaded
+	log=$OUT/module-nipa-run.log
+	if [ "$(uname -r)" = "$rel" ]; then
+		not_ok "make O=BUILD run_tests: the host runs another kernel than $rel"
+	elif make -C "$tmp/tree/tools/testing/selftests" TARGETS=net/bench \
+		O="$tmp/obj" run_tests >"$log" 2>&1 &&
+	   grep -q '^# 1\.\.0 # SKIP bench_page_pool\.ko is built for ' "$log" &&
+	   ! grep -qiE 'No such file|command not found' "$log"; then
+		ok "make TARGETS=net/bench O=BUILD run_tests: KTAP with its helper ($(grep -m1 -o 'SKIP bench.*' "$log"))"
+	else
+		not_ok "make TARGETS=net/bench O=BUILD run_tests: KTAP with its helper" \
+			"see $log" "$(tail -n 5 "$log")"
+	fi
 	rm -rf "$tmp/tree/tools/testing/selftests/net/bench"
 	cp -r "$src/.." "$tmp/tree/tools/testing/selftests/net/bench"
 	log=$OUT/module-unbuilt.log
@@ -97,6 +112,35 @@ nipa_build()
 	else
 		not_ok "make TARGETS=net/bench in an unbuilt tree: exit 0, a warning, no module" \
 			"see $log" "$(tail -n 5 "$log")"
+	fi
+	rm -rf "$tmp"
+}
+
+# i386: a tinyconfig tree prepared for modules (no kernel build), the
+# module compiled against it at W=1: no warning, and no libgcc 64-bit
+# division helper, which neither x86 nor arm links
+build_32bit()
+{
+	local ksrc=$1 tmp log undef
+
+	tmp=$(mktemp -d)
+	log=$OUT/module-i386.log
+	mkdir "$tmp/mod" && cp -r "$src/." "$tmp/mod/"
+	if ! { make -C "$ksrc" O="$tmp/obj" ARCH=i386 tinyconfig &&
+	       "$ksrc/scripts/config" --file "$tmp/obj/.config" -e NET -e MODULES \
+		-e MODULE_UNLOAD -e PRINTK &&
+	       make -C "$ksrc" O="$tmp/obj" ARCH=i386 olddefconfig &&
+	       make -C "$ksrc" O="$tmp/obj" ARCH=i386 -j"$(nproc)" modules_prepare &&
+	       make -C "$tmp/obj" ARCH=i386 M="$tmp/mod" W=1 \
+		KBUILD_MODPOST_WARN=1 modules; } >"$log" 2>&1; then
+		not_ok "i386: the module compiles" "see $log" "$(tail -n 5 "$log")"
+	elif grep -E 'warning:|error:' "$log" | grep -v modpost | grep -q .; then
+		not_ok "i386: the module compiles at W=1 without a warning" \
+			"$(grep -E 'warning:|error:' "$log" | head -n 5)"
+	else
+		undef=$(nm -u "$tmp/mod"/*.o | grep -oE '__(u?divdi3|u?moddi3|aeabi_u?ldivmod)' | sort -u)
+		check "i386: no 64-bit division helper referenced${undef:+ ($undef)}" \
+			test -z "$undef"
 	fi
 	rm -rf "$tmp"
 }
@@ -138,6 +182,7 @@ profile_config()
 read -r tree _ < <(prepared current tree)
 if [ -n "$tree" ]; then
 	profile_config "$tree"
+	build_32bit "$(pinned_source)"
 else
 	not_ok "current tree prepared" "see $OUT/prepare.log"
 fi
@@ -155,3 +200,5 @@ if [ -n "$current_kdir" ]; then
 else
 	not_ok "current kernel tree prepared and built" "see $OUT/prepare.log"
 fi
+
+tests_done module

@@ -152,3 +152,5 @@ for f in tools/testing/selftests/ptr_ring/ptr_ring_test.c \
 			"$(maint "$f" | tr '\n' ';')"
 	fi
 done
+
+tests_done static

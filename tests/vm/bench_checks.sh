@@ -137,7 +137,7 @@ fi
 # The driver and the module agree on the CPUs whatever the affinity: the
 # cross-CPU rows are the module's, which counts online CPUs.
 rows=$(($(getconf _NPROCESSORS_ONLN) - 1))
-[ "$rows" -le 4 ] || rows=4
+[ "$rows" -le 16 ] || rows=16
 out=$(taskset -c 0 "$bench/test_bench_page_pool.sh" loops=2000 run_flags=0x80 2>&1)
 got=$(echo "$out" | grep -cE '^ok [0-9]+ cross_cpu_return_[0-9]cpu # perf=')
 if [ "$got" -eq "$rows" ] && ! echo "$out" | grep -q 'SKIP'; then

@@ -8,13 +8,15 @@
  * After Jesper Dangaard Brouer's bench_page_pool_cross_cpu in
  * github.com/netoptimizer/prototype-kernel.
  *
- * One row per number of returning CPUs, 1 up to XCPU_MAX_RET (at most
- * the online CPUs but the allocating one).  The allocating CPU hands the
+ * One row per number of returning CPUs, 1 up to the online CPUs but the
+ * allocating one (at most XCPU_MAX_RET).  The allocating CPU hands the
  * pages out round-robin over single-producer single-consumer ptr_rings,
  * one per returning CPU; both sides run in softirq context, as NAPI
- * does.  A row is timed as a whole, from the first allocation until
- * every page is back in the pool, so its figure is the wall time per
- * page of the whole pipeline: the inverse of its throughput.
+ * does.  A row's figure is the cost of a return on a returning CPU: the
+ * time of the sections in which the returning CPUs returned pages, per
+ * page, while n of them return concurrently.  Its "Row:" lines give the
+ * pipeline's throughput, how busy each CPU was, and which side bounds
+ * the throughput: the busiest.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,17 +31,19 @@
 #include "bench_page_pool.h"
 #include "time_bench.h"
 
-#define XCPU_MAX_RET	4
+#define XCPU_MAX_RET	16
 #define XCPU_QSIZE	256	/* pages queued to one returning CPU */
 #define XCPU_BATCH	64	/* pages per softirq section */
 /* Holds every page in flight, so that no return finds the ring full */
 #define XCPU_POOL_SIZE	2048
-#define XCPU_TIMEOUT_NS	(60 * NSEC_PER_SEC)
+/* A row fails when no page was handed out or returned for this long */
+#define XCPU_STALL_NS	(10ULL * NSEC_PER_SEC)
 
 struct xcpu_returner {
 	struct ptr_ring queue;
 	struct page_pool *pp;
 	struct task_struct *task;
+	struct time_bench_record busy;	/* the sections that returned pages */
 	u64 pages;		/* returned so far */
 	u64 batches;		/* non-empty softirq sections */
 	int cpu;
@@ -52,6 +56,7 @@ static int xcpu_return(void *arg)
 	int n;
 
 	while (!kthread_should_stop()) {
+		time_bench_start(&r->busy);
 		local_bh_disable();
 		for (n = 0; n < XCPU_BATCH; n++) {
 			page = __ptr_ring_consume(&r->queue);
@@ -61,6 +66,7 @@ static int xcpu_return(void *arg)
 		}
 		local_bh_enable();
 		if (n) {
+			time_bench_stop(&r->busy, n);
 			WRITE_ONCE(r->pages, r->pages + n);
 			r->batches++;
 		}
@@ -79,16 +85,33 @@ static u64 xcpu_returned(struct xcpu_returner *r, int nr)
 	return sum;
 }
 
-/* Hand out @total pages, then wait until all are back: 0 or -errno */
-static int xcpu_pipe(struct page_pool *pp, struct xcpu_returner *r, int nr,
-		     u64 total, const bool *stop)
+/* No page handed out or returned for XCPU_STALL_NS, or a fatal signal */
+static bool xcpu_stuck(struct xcpu_returner *r, int nr, u64 sent, u64 *seen,
+		       u64 *since, const bool *stop)
 {
-	u64 deadline = ktime_get_ns() + XCPU_TIMEOUT_NS;
+	u64 moved = sent + xcpu_returned(r, nr), now = ktime_get_ns();
+
+	if (moved != *seen) {
+		*seen = moved;
+		*since = now;
+	}
+	return READ_ONCE(*stop) || now - *since > XCPU_STALL_NS;
+}
+
+/*
+ * Hand out @total pages, then wait until all are back: 0 or -errno.
+ * @alloc times the sections that handed out pages.
+ */
+static int xcpu_pipe(struct page_pool *pp, struct xcpu_returner *r, int nr,
+		     u64 total, struct time_bench_record *alloc,
+		     const bool *stop)
+{
+	u64 sent = 0, seen = 0, since = ktime_get_ns();
 	struct page *page = NULL;
-	u64 sent = 0;
 	int q = 0, n;
 
 	while (sent < total) {
+		time_bench_start(alloc);
 		local_bh_disable();
 		for (n = 0; n < XCPU_BATCH && sent < total; n++) {
 			if (!page)
@@ -101,13 +124,16 @@ static int xcpu_pipe(struct page_pool *pp, struct xcpu_returner *r, int nr,
 			q = q + 1 < nr ? q + 1 : 0;
 		}
 		local_bh_enable();
-		if (READ_ONCE(*stop) || ktime_get_ns() > deadline)
+		if (n)
+			time_bench_stop(alloc, n);
+		if (xcpu_stuck(r, nr, sent, &seen, &since, stop))
 			break;
 		cond_resched();
 	}
 	if (page)
 		page_pool_put_full_page(pp, page, false);
-	while (xcpu_returned(r, nr) < sent && ktime_get_ns() < deadline)
+	while (xcpu_returned(r, nr) < sent &&
+	       !xcpu_stuck(r, nr, sent, &seen, &since, stop))
 		cond_resched();
 	if (sent < total || xcpu_returned(r, nr) < sent)
 		return READ_ONCE(*stop) ? -EINTR : -ETIMEDOUT;
@@ -128,19 +154,39 @@ static u64 xcpu_ring_stats(struct page_pool *pp, u64 *ring_full)
 #endif
 }
 
+/* Percent of @wall that @busy took */
+static u64 xcpu_pct(struct time_bench_record *busy,
+		    struct time_bench_record *wall)
+{
+	return div64_u64(busy->time_interval * 100, wall->time_interval);
+}
+
+/* The row's "Row:" lines; @ret gets the returning CPUs' sections */
 static void xcpu_print(const char *name, struct xcpu_returner *r, int nr,
-		       struct time_bench_record *rec)
+		       struct time_bench_record *wall,
+		       struct time_bench_record *alloc,
+		       struct time_bench_record *ret)
 {
 	int cpu = smp_processor_id(), i;
+	u64 most = 0;
 
-	pr_info("Row:%s %llu pages/s, allocating cpu%d (core %d, node %d)\n",
-		name, div64_u64(rec->invoked_cnt * NSEC_PER_SEC,
-				rec->time_interval),
-		cpu, topology_core_id(cpu), cpu_to_node(cpu));
+	for (i = 0; i < nr; i++) {
+		ret->time_interval += r[i].busy.time_interval;
+		ret->tsc_interval += r[i].busy.tsc_interval;
+		ret->invoked_cnt += r[i].busy.invoked_cnt;
+		most = max(most, xcpu_pct(&r[i].busy, wall));
+	}
+	pr_info("Row:%s %llu pages/s, allocating cpu%d (core %d, node %d) busy %llu%%, bound by the %s\n",
+		name, div64_u64(wall->invoked_cnt * NSEC_PER_SEC,
+				wall->time_interval),
+		cpu, topology_core_id(cpu), cpu_to_node(cpu),
+		xcpu_pct(alloc, wall), xcpu_pct(alloc, wall) >= most ?
+		"allocating CPU" : "returning CPUs");
 	for (i = 0; i < nr; i++)
-		pr_info("Row:%s returning cpu%d (core %d, node %d): %llu pages in %llu sections\n",
+		pr_info("Row:%s returning cpu%d (core %d, node %d): %llu pages in %llu sections, busy %llu%%\n",
 			name, r[i].cpu, topology_core_id(r[i].cpu),
-			cpu_to_node(r[i].cpu), r[i].pages, r[i].batches);
+			cpu_to_node(r[i].cpu), r[i].pages, r[i].batches,
+			xcpu_pct(&r[i].busy, wall));
 }
 
 /* One row: @nr CPUs return; 0 when it passed */
@@ -151,7 +197,7 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 		.nid = NUMA_NO_NODE,
 		.dma_dir = DMA_BIDIRECTIONAL,
 	};
-	struct time_bench_record rec = {};
+	struct time_bench_record rec = {}, alloc = {}, ret = {};
 	struct xcpu_returner *r;
 	u64 ring, ring_full, full0;
 	int i, cpu, err = 0;
@@ -202,11 +248,11 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 
 	if (!err) {
 		time_bench_start(&rec);
-		err = xcpu_pipe(r[0].pp, r, nr, pages, stop);
+		err = xcpu_pipe(r[0].pp, r, nr, pages, &alloc, stop);
 		time_bench_stop(&rec, pages);
 		if (err)
 			why = err == -EINTR ? "stopped by a signal" :
-			      "timed out: pages were not returned";
+			      "no page moved for 10 s";
 	}
 	for (i = 0; i < nr; i++) {
 		struct page *page;
@@ -228,12 +274,14 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 	}
 	if (!why && !time_bench_calc_stats(&rec))
 		why = "timing failed";
-	if (why) {
+	if (!why)
+		xcpu_print(name, r, nr, &rec, &alloc, &ret);
+	if (!why && !time_bench_calc_stats(&ret))
+		why = "timing failed";
+	if (why)
 		pr_err("Fail:%s %s\n", name, why);
-	} else {
-		xcpu_print(name, r, nr, &rec);
-		time_bench_print(name, &rec);
-	}
+	else
+		time_bench_print(name, &ret);
 	page_pool_destroy(r[0].pp);
 	kfree(r);
 	return why ? 1 : 0;
