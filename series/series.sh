@@ -21,9 +21,9 @@
 #       each series applies to the pristine base alone and virtio then
 #       net-next applies in order; the result is the project's files
 #       (MAINTAINERS as entries; the selftests Makefile lists the
-#       series' targets, an index.rst its pages); no patch removes or
-#       rewrites a line an earlier patch of its series added; prints the
-#       diffstat of each series
+#       targets a series adds to it, an index.rst its pages); no patch
+#       removes or rewrites a line an earlier patch of its series added;
+#       prints the diffstat of each series
 #   nipa [SERIES...]
 #       netdev's patch checks (series/nipa.py) on each patch, with the
 #       series applied alone to the base
@@ -447,9 +447,13 @@ cmd_check()
 					true
 				;;
 			"$SELFTESTS_MK")
+				# the targets a series adds there (net/bench
+				# runs by name, not by default)
 				[ -f "$a" ] || a=$tree/$p
 				for t in $(python3 "$files" --series "$repo" --targets); do
-					grep -qx "TARGETS += $t" "$a" ||
+					! cat "$series"/*/[0-9]*.patch |
+						grep -qx "+TARGETS += $t" ||
+						grep -qx "TARGETS += $t" "$a" ||
 						echo "$p: no 'TARGETS += $t'"
 				done
 				;;
