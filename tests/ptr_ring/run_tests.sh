@@ -339,7 +339,7 @@ bad_arg() {
 }
 
 test_cli() {
-	local first t=$tmp/7.3/ptr_ring_test c=$tmp/7.3/ptr_ring_check
+	local first last t=$tmp/7.3/ptr_ring_test c=$tmp/7.3/ptr_ring_check
 
 	first=$(awk '/^Cpus_allowed_list/ { split($2, a, "[-,]"); print a[1] }' \
 		/proc/self/status)
@@ -356,6 +356,14 @@ test_cli() {
 	bad_arg ptr_ring_test "need two CPUs" --host-affinity "$first" --guest-affinity "$first"
 	bad_arg ptr_ring_test "unexpected argument 'extra'" extra
 	bad_arg ptr_ring_test "bad option" --json x
+	# The producer's CPU alone: the consumer takes another
+	last=$(awk '/^Cpus_allowed_list/ { n = split($2, a, "[-,]"); print a[n] }' \
+		/proc/self/status)
+	run "$tmp/aff.log" "$t" --guest-affinity "$last" -n 20000 -r 1 -m spsc
+	check "ptr_ring_test --guest-affinity $last alone: the consumer on another CPU" \
+		bash -c '[ "$1" -eq 0 ] && ! grep -q "^# consumer CPU $2," "$3" &&
+			grep -Eq "^# consumer CPU [0-9]+, producer CPU $2: " "$3"' \
+		_ "$rc" "$last" "$tmp/aff.log"
 	run "$tmp/help.log" "$t" --help
 	check "ptr_ring_test --help prints usage and exits 0" \
 		exit_and_grep 0 "$tmp/help.log" '^Usage: .*--host-affinity|--guest-affinity'

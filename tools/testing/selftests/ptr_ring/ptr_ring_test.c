@@ -273,7 +273,7 @@ static __always_inline void single(struct run *run, const bool payload)
 	struct ptr_ring *r = &run->ring;
 	void *ptr;
 
-	while (k <= count) {
+	while (k <= count && !load(run->stop)) {
 		while (k <= count &&
 		       !ptr_ring_produce(r, item(run, 0, k, payload)))
 			k++;
@@ -611,7 +611,7 @@ static long parse_args(int argc, char **argv)
 				    c[n]);
 	/* As run-on-all.sh: the consumer on the last CPU, the others below */
 	for (cpu = CPU_SETSIZE - 1; cpu >= 0 && c[0] < 0; cpu--)
-		if (CPU_ISSET(cpu, &set))
+		if (CPU_ISSET(cpu, &set) && cpu != c[1])
 			c[0] = cpu;
 	n = c[1] >= 0 ? 2 : 1;
 	for (cpu = CPU_SETSIZE - 1; cpu >= 0 && n <= MAX_PRODUCERS; cpu--)
