@@ -360,6 +360,7 @@ test_cli() {
 	last=$(awk '/^Cpus_allowed_list/ { n = split($2, a, "[-,]"); print a[n] }' \
 		/proc/self/status)
 	run "$tmp/aff.log" "$t" --guest-affinity "$last" -n 20000 -r 1 -m spsc
+	# shellcheck disable=SC2016 # the script reads its own arguments
 	check "ptr_ring_test --guest-affinity $last alone: the consumer on another CPU" \
 		bash -c '[ "$1" -eq 0 ] && ! grep -q "^# consumer CPU $2," "$3" &&
 			grep -Eq "^# consumer CPU [0-9]+, producer CPU $2: " "$3"' \
