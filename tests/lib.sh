@@ -245,9 +245,9 @@ kselftest_tree()
 }
 
 # debian_source PKG [APT-OPTIONS...]: the tree of Debian's kernel source
-# package PKG (say linux-source-6.12), the newest the index names,
-# unpacked into the runner's cache by its helpers when it is not there;
-# prints it, or nothing.
+# package PKG (say linux-source-6.12) at the version vmtest/sources.lock
+# pins, unpacked into the runner's cache by its helpers when it is not
+# there; prints it, or nothing, saying why on stderr.
 debian_source()
 (
 	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
@@ -258,15 +258,15 @@ debian_source()
 	export VMTEST_LOGS=$OUT
 	pkg=$1
 	shift
-	dir=$(runner_source "$pkg-[0-9]*")
-	if [ -z "$dir" ] || [ ! -e "$dir.unpacked" ]; then
-		ver=$(apt-cache "$@" policy "$pkg" 2>/dev/null |
-		      awk '/Candidate:/ { print $2 }')
-		[ -n "$ver" ] && [ "$ver" != "(none)" ] &&
-			(fetch_source_pkg "$pkg" "$ver" "$@") >>"$OUT/prepare.log" 2>&1
-		dir=$(runner_source "$pkg-[0-9]*")
+	ver=$(locked_version "$pkg")
+	if [ -z "$ver" ]; then
+		echo "debian_source: $pkg is not pinned in $SOURCES_LOCK" >&2
+	elif [ -e "$VMTEST_CACHE/src/$pkg-$ver.unpacked" ] ||
+	     (fetch_source_pkg "$pkg" "$ver" "$@") >>"$OUT/prepare.log" 2>&1; then
+		echo "$VMTEST_CACHE/src/$pkg-$ver"
+	else
+		echo "debian_source: cannot fetch $pkg $ver (gone from Debian's index? vmtest/update-lock.sh moves the pin)" >&2
 	fi
-	echo "$dir"
 )
 
 # fetch_ruff DIR: sid's ruff with sid's loader and libraries unpacked in

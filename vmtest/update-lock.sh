@@ -14,6 +14,8 @@ VMTEST_DIR=$(dirname "$(realpath "$0")")
 . "$VMTEST_DIR/lib/common.sh"
 # shellcheck source=lib/packages.sh
 . "$VMTEST_DIR/lib/packages.sh"
+# shellcheck source=lib/distro.sh
+. "$VMTEST_DIR/lib/distro.sh"
 
 [ $# -eq 0 ] || { sed -n '3,8p' "$0" | cut -c3- >&2; exit 2; }
 VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}

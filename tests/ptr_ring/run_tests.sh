@@ -64,21 +64,14 @@ cases=(tun vhost_net page_pool cpumap unconsume resize zero_size)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptr_ring_tests.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# The base: the version vmtest/sources.lock pins, else the newest 7.x the
-# runner fetches.
+# The base: the version vmtest/sources.lock pins, fetched by the runner.
 base_source() {
-	local pkg ver
+	local src
 
-	if [ -f "$REPO/vmtest/sources.lock" ]; then
-		read -r pkg ver < <(grep -m1 '^linux-source-[0-9]' "$REPO/vmtest/sources.lock")
-		[ -e "$VMTEST_CACHE/src/$pkg-$ver.unpacked" ] ||
-			"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
-		echo "$VMTEST_CACHE/src/$pkg-$ver"
-		return
-	fi
-	[ -n "$(runner_source 'linux-source-7.[3-9]-*')" ] ||
+	src=$(pinned_source)
+	[ -e "$src.unpacked" ] ||
 		"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
-	runner_source 'linux-source-7.[3-9]-*'
+	echo "$src"
 }
 
 if [ -z "${KSRC_73:-}" ]; then

@@ -14,7 +14,9 @@
 # (state.sh); Ctrl-C on tests/run.sh stops its group (interrupt_run.sh);
 # the distro kernel is extracted into the cache, nothing written to /boot
 # (distro.sh); apt waits for another apt's lock and says so
-# (apt_lock.sh). Hermetic (the unit tier): no network, an empty cache.
+# (apt_lock.sh); update-lock.sh moves every pin, and every source a test
+# fetches is pinned (update_lock.sh). Hermetic (the unit tier): no
+# network, an empty cache.
 # The phases that need a kernel source are tests/runner_tree's.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -26,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 # What a stand-in leaves running, should the runner fail to stop it.
 export FAKE_SLEEP=$((100000 + $$))
 
-subtests "$TESTS_DIR"/runner/{boot_retry,arm64,state,interrupt_run,distro,apt_lock}.sh
+subtests "$TESTS_DIR"/runner/{boot_retry,arm64,state,interrupt_run,distro,apt_lock,update_lock}.sh
 
 # A script that stops early is not a smaller pass.
 printf '#!/bin/sh\necho "ok - one"\nexit 3\n' >"$work/early.sh"

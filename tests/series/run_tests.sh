@@ -47,8 +47,11 @@ newest=$(sed -n 's/.*the newest is \(linux-source-[^ ]* [^:]*\): run .*/\1/p' "$
 SOURCES_LOCK=$work/lock "$REPO/vmtest/update-lock.sh" >"$work/lock.log" 2>&1
 check "update-lock.sh moves the pin to it ($newest), comments kept" \
 	test "$(cat "$work/lock")" = "$(printf '# test\n%s' "$newest")"
-check "the lock pins the source the series is based on" \
-	test -d "$ksrc" -a "$(basename "$ksrc")" = "$(awk '$1 ~ /^linux-source/ { print $1 "-" $2 }' "$REPO/vmtest/sources.lock")"
+read -r pkg ver < <(basename "$ksrc" | sed 's/^\(linux-source-[0-9.]*\)-/\1 /')
+for cover in "$REPO"/series/*/0000-cover-letter.patch; do
+	check "$(basename "$(dirname "$cover")")'s cover letter names the base the lock pins ($pkg $ver)" \
+		grep -qF "$pkg $ver" <(tr '\n' ' ' <"$cover")
+done
 
 # ---- a synthetic series, in a copy of the series tooling -------------
 # proj: series.sh, series_files.py and record.sh, with project files made

@@ -262,13 +262,20 @@ locked_source()
 		sort -V | tail -n 1
 }
 
-# newest_version PKG: the newest version of PKG in the newer suites' index.
+# locked_version PKG: the version the lock pins PKG to, if any.
+locked_version()
+{
+	awk -v p="$1" '$1 == p { print $2; exit }' "$SOURCES_LOCK"
+}
+
+# newest_version PKG: the newest version of PKG in the machine's index and
+# the newer suites'.
 newest_version()
 {
 	local -a opts
 
 	mapfile -t opts < <(newer_apt_opts)
-	apt-cache "${opts[@]}" show "$1" 2>/dev/null |
+	{ apt-cache "${opts[@]}" show "$1"; apt-cache show "$1"; } 2>/dev/null |
 		awk '/^Version:/ { print $2 }' | sort -V | tail -n 1
 }
 
@@ -310,20 +317,23 @@ fetch_current_source()
 }
 
 # update_lock: the lock's lines moved to the newest version in Debian's
-# newer suites (linux-source-X.Y to the newest X.Y; the distro target's
-# 6.12 image to the one this machine's index names); a package those
-# suites do not have stays as it is. Prints what moved.
+# index (the current target's linux-source-X.Y to the newest X.Y in the
+# newer suites; the distro target's 6.12 image to the one this machine's
+# index names; any other package, another kernel source a test reads
+# among them, to its own newest version); a package no index has stays
+# as it is. Prints what moved.
 update_lock()
 {
-	local name ver new tmp=$SOURCES_LOCK.new
+	local name ver new cur tmp=$SOURCES_LOCK.new
 
 	newer_apt_update force
+	read -r cur _ < <(locked_source)
 	: >"$tmp"
 	while read -r name ver; do
 		new="$name $ver"
 		case $name in
 		'' | '#'*) new="$name${ver:+ $ver}" ;;
-		linux-source-[0-9]*) new=$(newest_linux_source) ;;
+		"$cur") new=$(newest_linux_source) ;;
 		linux-image-6.12*) new=$(newest_distro_image) || new="$name $ver" ;;
 		*) [ -z "$(newest_version "$name")" ] ||
 			new="$name $(newest_version "$name")" ;;
