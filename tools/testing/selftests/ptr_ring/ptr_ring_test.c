@@ -522,7 +522,8 @@ static const struct {
 	int opt;
 	long *val, min, max;
 } nums[] = {
-	{ 's', &cfg.size, 1, MAX_SIZE }, { 'n', &cfg.count, 1, 1L << 40 },
+	/* an item is k << 8 | p: k must not wrap, on 32-bit either */
+	{ 's', &cfg.size, 1, MAX_SIZE }, { 'n', &cfg.count, 1, ULONG_MAX >> 9 },
 	{ 'b', &cfg.batch, 1, MAX_SIZE }, { 'B', &cfg.param, 1, MAX_SIZE },
 	{ 'r', &cfg.reps, 1, MAX_REPS },
 	{ 'P', &cfg.producers, 1, MAX_PRODUCERS - 1 },
