@@ -8,7 +8,10 @@ runner job directory (JOB/ktap/*.tap together).  A directory of files or
 jobs is one run per file or job.  Every "ok N NAME # perf=VALUE<unit>" of
 a name within a run is one of its repetitions; the run's sample is their
 mean.  "not ok" and "# SKIP" cases and the "# kernel:", "# cmdline:" and
-"# vulnerabilities:" diagnostics are kept too.
+"# vulnerabilities:" diagnostics are kept too.  A run with no such case
+is read from the module's raw kernel log lines instead, as people post
+them ("[ 12.3] time_bench: Type:<test> Per elem: 19 cycles(tsc) 5.539 ns
+..."): each is a repetition in ns.
 """
 
 import dataclasses
@@ -27,6 +30,9 @@ RESULT = re.compile(r'^(not )?ok\s+\d+\b\s*(?:- )?(.*)$')
 PERF = re.compile(r'^perf=([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)'
                   r'(\S+)')
 DIAG = re.compile(rf'^({"|".join(ENV_KEYS)}):\s*(.*)$')
+# time_bench's line, upstream's module and this series' alike
+TYPE = re.compile(r'^(?:[\w-]+: )*Type:(\S+) Per elem: [\d.]+ cycles\(\w+\) '
+                  r'(\d+(?:\.\d+)?) ns\b')
 
 
 class KtapError(Exception):
@@ -41,6 +47,7 @@ class Run:
     skipped: set = dataclasses.field(default_factory=set)
     failed: set = dataclasses.field(default_factory=set)
     env: dict = dataclasses.field(default_factory=dict)
+    raw: dict = dataclasses.field(default_factory=dict)
 
     def sample(self, name):
         """The run's figure for NAME: the mean of its repetitions."""
@@ -66,6 +73,10 @@ def parse_line(run, line):
         line = line[1:].lstrip(' ')
         depth += 1
     match = RESULT.match(line)
+    if not match and not depth and (raw := TYPE.match(line)):
+        run.raw.setdefault(raw.group(1), ('ns', []))[1].append(
+            float(raw.group(2)))
+        return
     if not match:
         match = DIAG.match(line)
         if match and depth:
@@ -100,6 +111,8 @@ def read_run(paths, source):
                     parse_line(run, line)
         except OSError as err:
             raise KtapError(f'{path}: {err.strerror}') from err
+    if not run.perf:
+        run.perf = run.raw
     return run
 
 

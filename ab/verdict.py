@@ -11,15 +11,19 @@ repetitions is one sample: the variance that matters lives between boots.
 Lower figures are better (time or instructions per element or item).
 
 Deterministic figures (unit insn, or all of them with --deterministic)
-have a resolution R (0.5 instruction per element): a smaller difference
-is no change.  With S the boot-to-boot spread (the largest range of one
-side's runs) and D the difference of the means: "slower" or "faster"
-when |D| >= R and |D| > 3 S (every boot of one side then lies beyond
-every boot of the other); "same" when |D| + S < R, so that no change of
-R or more fits the runs; "unknown (run more)" otherwise, as when one
-boot of a side was disturbed and its spread hides what a "same" would
-claim.  One run a side has no spread: only identical counts are
-"same".
+are instruction counts, which a disturbance (another task, an interrupt
+inside a timed chunk) can only raise: a side's figure is its lowest run,
+and its noise the gap between its two lowest runs, which does not grow
+with the number of runs (a disturbed run is named in a note, not used).
+They have a resolution R (0.5 instruction per element; page_pool's
+counts repeat across boots to a few tenths, callgrind's to a few
+hundredths, so a smaller difference is no change).  With S the larger
+noise of the two sides and D the difference of their figures: "slower"
+or "faster" when |D| >= R, |D| > 3 S and S < R / 2 (each side's
+lowest run confirmed by its next: a side whose every run was disturbed
+rarely has two that agree that closely); "same" when |D| + S < R;
+"unknown (run more)" otherwise.  One run a side has no noise to measure: only
+identical counts are "same".
 
 Timings: Welch's t-test on the run means, Holm-corrected over the
 table's tests at family-wise alpha A (0.05), decides "slower" or
@@ -52,7 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import ktap
 
 ALPHA = 0.05
-SPREADS = 3.0
+NOISES = 3.0
 # The smallest difference of a deterministic figure that is a change:
 # half an instruction per element (ns under icount). page_pool's counts
 # repeat across boots to a few tenths, callgrind's to a few hundredths.
@@ -63,33 +67,49 @@ UNKNOWN = 'unknown (run more)'
 def rule(exact, margin, alpha):
     """The rule a verdict follows, for the header."""
     if exact:
-        return (f'deterministic: resolution {RESOLUTION:g}; slower/faster '
-                f'beyond it and {SPREADS:g} boot-to-boot spreads, same when '
-                'the difference plus the spread is within it')
+        return (f'deterministic: lowest run a side, resolution '
+                f'{RESOLUTION:g}; slower/faster beyond it and {NOISES:g} '
+                'noises, same when the difference plus the noise is within '
+                'it')
     return (f"timing: Welch's t-test on run means, Holm alpha {alpha:g}; "
             f'same only if TOST shows |change| < {margin:g} % of base')
 
 
-def spread(base, change):
-    """The boot-to-boot spread: the largest range of a side's runs (0
-    without a side of two runs)."""
-    return max((max(s) - min(s) for s in (base, change) if len(s) > 1),
+def noise(base, change):
+    """The run-to-run noise of an exact count: the larger gap between a
+    side's two lowest runs (0 without a side of two runs)."""
+    return max((sorted(s)[1] - min(s) for s in (base, change) if len(s) > 1),
                default=0)
 
 
 def judge_deterministic(base, change):
     """The verdict on two lists of run samples of an exact count."""
-    delta = abs(np.mean(change) - np.mean(base))
     if len(set(base + change)) == 1:
         return 'same'
     if max(len(base), len(change)) < 2:
         return UNKNOWN
-    width = spread(base, change)
-    if delta >= RESOLUTION and delta > SPREADS * width:
-        return 'slower' if np.mean(change) > np.mean(base) else 'faster'
-    if delta + width < RESOLUTION:
+    delta, width = min(change) - min(base), noise(base, change)
+    if abs(delta) >= RESOLUTION and abs(delta) > NOISES * width and \
+            width < RESOLUTION / 2:
+        return 'slower' if delta > 0 else 'faster'
+    if abs(delta) + width < RESOLUTION:
         return 'same'
     return UNKNOWN
+
+
+def disturbed_notes(data, exact):
+    """A note per side of an exact count whose runs lie more than the
+    resolution above its lowest: disturbed, not its figure."""
+    notes = []
+    for name, (before, after, unit) in data.items():
+        for side, values in (('base', before), ('change', after)):
+            high = [f'{i + 1} (+{v - min(values):.3f})'
+                    for i, v in enumerate(values)
+                    if exact[name] and v - min(values) > RESOLUTION]
+            if high:
+                notes.append(f'{name}: {side} run {", ".join(high)}{unit} '
+                             'above its lowest: disturbed, not counted')
+    return notes
 
 
 def holm(pvalues):
@@ -230,7 +250,9 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
     for name, (before, after, unit) in data.items():
         if exact[name]:
             verdicts[name] = judge_deterministic(before, after)
-        before, after = np.mean(before), np.mean(after)
+            before, after = min(before), min(after)
+        else:
+            before, after = np.mean(before), np.mean(after)
         rows.append([name, f'{before:.3f}{unit}', f'{after:.3f}{unit}',
                      f'{after - before:+.3f}',
                      f'{100 * (after - before) / before:+.2f}%'
@@ -241,7 +263,8 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
               '; '.join(f'unit {u}, {rule(e, margin, alpha)}'
                         for u, e in rules))
     return rows, header, (env_notes(base, change) +
-                          case_notes(base, change))
+                          case_notes(base, change) +
+                          disturbed_notes(data, exact))
 
 
 def render(rows, header, notes, fmt):

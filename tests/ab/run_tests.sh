@@ -8,7 +8,12 @@
 #   - an A/A pair gives "same" for every test; a one-instruction shift on
 #     one test is "slower" on that test only; +0.96 with a 0.05 spread and
 #     +2.0 on the 496-instruction slow path are "slower"; one boot a side
-#     is "unknown" unless the counts are identical,
+#     is "unknown" unless the counts are identical; a disturbed boot is
+#     left out and named; on simulated boots an A/A table has a false row
+#     at most 1 % of the time and +1 is "slower" at least 95 % from three
+#     boots (the figures printed); callgrind's levels never make a row,
+#   - raw kernel log lines (time_bench's "Type:", upstream's or the
+#     series') give a table as KTAP does,
 #   - timings: a difference inside the run-to-run spread is "unknown",
 #     never "slower"; a shift well outside it is "slower",
 #   - raw, kselftest-wrapped, timestamped KTAP and a runner job read the
