@@ -11,8 +11,9 @@
 # usage: ab/ab.sh --change PATCH [--change PATCH]... [options]
 #        ab/ab.sh --base-kdir DIR --change-kdir DIR [options]
 #        ab/ab.sh --ptr-ring ...  ptr_ring.h natively (ab/ptr_ring.sh --help)
-#   --change PATCH      a patch, an mbox or a directory of format-patch
-#                       files, applied with patch -p1 (repeatable, in order)
+#   --change PATCH      a patch, an mbox (its [PATCH] messages in series
+#                       order) or a directory of format-patch files,
+#                       applied as git applies them (repeatable, in order)
 #   --base-kdir DIR     the base kernel, built already (as vmtest.sh
 #   --change-kdir DIR   --kdir takes it), instead of building either side
 #   -n, --boots N       boots a side (default 3)
@@ -32,7 +33,9 @@
 #   -o, --out DIR       where the boots' jobs, logs and the table go
 #                       (default: CACHE/ab/DATE-PID)
 # Exit: 0, 1 when a boot failed, 2 on bad input or a build that failed,
-# 130 when interrupted (nothing is left running, the tree is restored).
+# 130 when interrupted (nothing is left running).  The runner's trees are
+# never written: a change is applied to a private copy of the base's
+# (hard links), which its build sees at the base's path.
 
 set -u
 self=$(realpath "$0")
@@ -57,12 +60,12 @@ die()
 
 usage()
 {
-	sed -n '3,35p' "$self" | cut -c3- >&2
+	sed -n '3,38p' "$self" | cut -c3- >&2
 	exit 2
 }
 
 patches=() params=() base_kdir='' change_kdir='' boots=3 jobs='' timing=0
-profile=distro allow=0 format=text out='' attribute=0
+profile=distro allow=0 format=text out='' attribute=0 cmdline=$*
 while [ $# -gt 0 ]; do
 	case $1 in
 	--change) [ -e "${2:-}" ] || die "--change: no such patch: ${2:-}"
@@ -107,78 +110,75 @@ out=${out:-$cache/ab/$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" || die "cannot make $out"
 out=$(realpath "$out")
 
-# Ctrl-C: the boots stop (the runner stops its QEMU on SIGTERM), a
-# patched tree gets its files back.
-children=() restore=''
+# Ctrl-C: the boots stop (the runner stops its QEMU on SIGTERM)
+children=()
 # shellcheck disable=SC2317 # a trap handler
 stop()
 {
 	trap '' INT TERM
 	[ ${#children[@]} -eq 0 ] || kill "${children[@]}" 2>/dev/null
 	wait
-	[ -z "$restore" ] || restore_tree "$restore"
 	echo "ab.sh: interrupted" >&2
 	exit 130
 }
 trap stop INT TERM
 
-# restore_tree TREE: the files patch replaced back to their own inodes
-# (and mtimes: the base's objects stay up to date)
-restore_tree()
-{
-	local p
-
-	while read -r p; do
-		if [ -e "$out/orig/$p" ]; then
-			ln -f "$out/orig/$p" "$1/$p"
-		else
-			rm -f "$1/$p"
-		fi
-	done <"$out/paths"
-	restore=''
-}
-
-# build_change TREE BASE-KDIR KDIR: the base's objects copied, the tree
-# patched (patch writes new files: the pristine source is not touched),
-# the kernel rebuilt incrementally, the tree restored. One kernel build
-# at a time on the machine, as the runner's.
+# build_change TREE BASE-KDIR KDIR: a private copy of TREE (hard links,
+# under the runner's tree lock), the change applied to it (new inodes),
+# the base's objects copied, and the kernel rebuilt incrementally in a
+# mount namespace that shows the copy at TREE's path, so that no object
+# of the base is rebuilt for its path. One kernel build at a time on the
+# machine, as the runner's.
 build_change()
 {
-	local tree=$1 base=$2 kdir=$3 p
+	local tree=$1 base=$2 kdir=$3 priv=$out/tree rc
 
-	patch_paths "${patches[@]}" >"$out/paths"
-	if grep -q '^tools/testing/selftests/' "$out/paths"; then
-		die "the patches change the benchmark itself (tools/testing/selftests): ab.sh compares kernels, the same benchmark on both"
-	fi
-	for p in "${patches[@]}"; do
-		patch_input "$p" | patch -p1 -d "$tree" --dry-run -s -f >/dev/null ||
-			die "$p does not apply to the base ($tree)"
-	done
-	rm -rf "$out/orig" "$kdir.tmp"
-	while read -r p; do
-		[ -e "$tree/$p" ] || continue
-		mkdir -p "$out/orig/$(dirname "$p")" || die "cannot keep $p"
-		ln "$tree/$p" "$out/orig/$p" || die "cannot keep $p"
-	done <"$out/paths"
+	rm -rf "$priv" "$kdir.tmp"
+	flock "$tree.lock" cp -al "$tree" "$priv" ||
+		die "cannot copy $tree"
+	apply_patches "$out/patches" "$priv"
 	mkdir -p "$(dirname "$kdir")" || die "cannot make $(dirname "$kdir")"
 	echo "ab.sh: copying the base's objects ($base)"
 	cp -a "$base" "$kdir.tmp" || die "cannot copy $base"
-	restore=$tree
-	for p in "${patches[@]}"; do
-		patch_input "$p" | patch -p1 -d "$tree" -s -f --no-backup-if-mismatch ||
-			{ restore_tree "$tree"; die "$p does not apply"; }
-	done
 	echo "ab.sh: building the change incrementally (log: $out/build-change.log)"
 	SECONDS=0
+	# shellcheck disable=SC2016 # the script reads its own arguments
 	flock "${VMTEST_KBUILD_LOCK:-/run/lock/vmtest-kbuild.lock}" \
+		unshare --mount --propagation private sh -c \
+		'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$priv" "$tree" \
 		make -C "$tree" O="$kdir.tmp" ARCH=x86_64 -j"$(nproc)" bzImage modules \
 		>"$out/build-change.log" 2>&1
-	p=$?
-	restore_tree "$tree"
-	[ "$p" -eq 0 ] || die "the change does not build (see $out/build-change.log)"
+	rc=$?
+	rm -rf "$priv"
+	[ "$rc" -eq 0 ] || die "the change does not build (see $out/build-change.log)"
 	echo "ab.sh: built in $SECONDS s"
 	mv "$kdir.tmp" "$kdir"
 }
+
+# build_key KDIR: what a build of KDIR is, for the change's build key: its
+# .config, compiler and linker (the kernel records both) and the image
+build_key()
+{
+	cat "$1/.config" "$1/include/generated/compile.h" \
+		"$1/arch/x86/boot/bzImage" 2>/dev/null | sha256sum | cut -c1-16
+}
+
+# The change, split and checked before anything is built: what goes in
+# is printed, a change to the benchmark itself is refused
+if [ ${#patches[@]} -gt 0 ]; then
+	split_patches "$out/patches" "${patches[@]}"
+	echo "ab.sh: the change (NNNN sha256 subject):"
+	sed 's/^/  /' "$out/patches/list"
+	patch_paths "$out/patches" >"$out/patches/paths"
+	! grep -q '^tools/testing/selftests/' "$out/patches/paths" ||
+		die "the patches change the benchmark itself (tools/testing/selftests): ab.sh compares kernels, the same benchmark on both"
+	rec=$(VMTEST=$vmtest vmtest_record current tree --profile "$profile" \
+		2>"$out/tree-base.log") ||
+		die "the base's tree cannot be made (see $out/tree-base.log)"
+	tree=$(record_get tree <<<"$rec")
+	[ -d "$tree" ] || die "the runner named no tree: $rec"
+	check_patches "$out/patches" "$tree"
+fi
 
 # config_diff A B: the figure-changing options that differ, one a line
 config_diff()
@@ -200,9 +200,8 @@ if [ -z "$base_kdir" ]; then
 	echo "ab.sh: base: $base_kdir"
 fi
 if [ -z "$change_kdir" ]; then
-	change_kdir=$cache/ab/build-$({ realpath "$base_kdir"
-		for p in "${patches[@]}"; do patch_input "$p"; done; } |
-		sha256sum | cut -c1-16)
+	change_kdir=$cache/ab/build-$({ build_key "$base_kdir"
+		cat "$out/patches"/[0-9]*.diff; } | sha256sum | cut -c1-16)
 	if [ -f "$change_kdir/arch/x86/boot/bzImage" ]; then
 		echo "ab.sh: change: $change_kdir (built before)"
 	else
@@ -286,8 +285,24 @@ for side in base change; do
 done
 det=(--deterministic)
 [ "$timing" -eq 1 ] && det=()
+# The manifest: what was compared, kept with the table and the boots
+{
+	echo "command: ab.sh $cmdline"
+	echo "project: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "qemu: $(qemu-system-x86_64 --version 2>/dev/null | head -n 1)"
+	echo "cpu: $(grep -ho -- '-cpu [^ ]*' "$(head -n 1 "$out/base-1.job")/qemu.cmd" 2>/dev/null | head -n 1)"
+	for side in base change; do
+		k=$base_kdir
+		[ "$side" = base ] || k=$change_kdir
+		echo "$side: $k"
+		echo "$side compiler: $(sed -n 's/.*LINUX_COMPILER "\(.*\)"/\1/p' "$k/include/generated/compile.h" 2>/dev/null)"
+		echo "$side .config: $(sha256sum <"$k/.config" | cut -c1-16)"
+	done
+	[ ! -f "$out/patches/list" ] || sed 's/^/patch: /' "$out/patches/list"
+} >"$out/manifest"
 {
 	echo "# $what"
+	[ ! -f "$out/patches/list" ] || sed 's/^/# change: /' "$out/patches/list"
 	"$ab/verdict.py" "${sides[@]}" "${det[@]}" --format "$format" &&
 	if [ "$attribute" -eq 1 ]; then
 		"$repo/vmtest/lib/insn_profile.py" "${sides[@]}"

@@ -1,19 +1,149 @@
 # SPDX-License-Identifier: GPL-2.0
-# The patches a before/after command takes: a patch, an mbox or a
-# directory of format-patch files (ab.sh, ptr_ring.sh).
+# The patches a before/after command takes (ab.sh, ptr_ring.sh): patch
+# files, mboxes or directories of format-patch files.  Each is split into
+# one diff per patch (from an mbox, the "[PATCH ...]" messages only, in
+# series order: a cover letter and replies are left out) and applied as
+# git applies it: a/ b/ prefixes or none, renames and deletions, no fuzz.
 # shellcheck shell=bash
 
-# patch_input PATCH: the patch, or a directory's format-patch files
-patch_input()
+# git_apply ARGS...: git apply as outside any repository (inside one, it
+# would take paths relative to its top and skip those outside the
+# current directory)
+git_apply()
 {
-	if [ -d "$1" ]; then cat "$1"/[0-9]*.patch; else cat "$1"; fi
+	GIT_DIR=/nonexistent git apply "$@"
 }
 
-# patch_paths PATCH...: the paths the patches touch
-patch_paths()
+# split_patches OUT PATCH...: OUT/NNNN.diff, one per patch in order, and
+# OUT/list, "NNNN SHA256 SUBJECT" a line; dies on a patch with no change
+split_patches()
+{
+	local out=$1 p f n=0 subject
+	local -a files
+
+	shift
+	rm -rf "$out"
+	mkdir -p "$out/mail" || die "cannot make $out"
+	: >"$out/list"
+	for p in "$@"; do
+		if [ -d "$p" ]; then
+			files=("$p"/[0-9]*.patch)
+			[ -e "${files[0]}" ] || die "$p: no NNNN-*.patch file"
+		else
+			files=("$p")
+		fi
+		for f in "${files[@]}"; do
+			while IFS=$'\x1f' read -r subject msg; do
+				n=$((n + 1))
+				printf -v name '%04d' "$n"
+				mv "$msg" "$out/$name.diff"
+				{ git_apply --numstat "$out/$name.diff" ||
+				  git_apply --numstat -p0 "$out/$name.diff"; } 2>/dev/null |
+					grep -q . ||
+					die "$f: ${subject:-a patch} changes nothing"
+				echo "$name $(sha256sum <"$out/$name.diff" | cut -c1-12) ${subject:-$(basename "$f")}" >>"$out/list"
+			done < <(messages "$f" "$out/mail")
+		done
+	done
+	rm -rf "$out/mail"
+	[ "$n" -gt 0 ] || die "no patch in $*"
+}
+
+# messages FILE DIR: "SUBJECT<US>DIFF" a line (US: the ASCII unit
+# separator), each diff a file in DIR, in series order: a plain diff is
+# one, an mbox its [PATCH] messages
+messages()
+{
+	local file=$1 dir=$2 m subject k=0
+
+	if ! head -n 1 "$file" | grep -q '^From '; then
+		cp "$file" "$dir/plain" && printf '\x1f%s\n' "$dir/plain"
+		return
+	fi
+	git mailsplit -o"$dir" "$file" >/dev/null || die "$file: not an mbox"
+	for m in "$dir"/[0-9]*; do
+		[ -f "$m" ] || continue
+		subject=$(git mailinfo -k "$m.msg" "$m.diff" <"$m" |
+			sed -n 's/^Subject: //p')
+		# a patch, not a reply or the cover letter (0/N)
+		if ! [[ $subject =~ ^\[[^]]*PATCH[^]]*\] ]] ||
+		   [[ $subject =~ ^\[[^]]*[^0-9]0+/[0-9]+\] ]]; then
+			continue
+		fi
+		k=$((k + 1))
+		# the n of "n/m", else the mbox's order
+		printf '%s\x1f%s\x1f%s\n' \
+			"$(sed -n 's|^\[[^]]*[^0-9]\([0-9][0-9]*\)/[0-9][0-9]*\].*|\1|p' <<<"$subject" |
+			grep . || echo "$k")" "$subject" "$m.diff"
+	done | sort -t $'\x1f' -n -s -k1,1 | cut -d $'\x1f' -f2-
+}
+
+# patch_strip TREE DIFF: the -p of DIFF against TREE (1, or 0 for a diff
+# without a/ b/), or nothing when it applies with neither
+patch_strip()
 {
 	local p
 
-	for p in "$@"; do patch_input "$p"; done |
-		sed -n 's|^+++ b/\([^	 ]*\).*|\1|p' | sort -u
+	for p in 1 0; do
+		(cd "$1" && git_apply --check -p"$p" "$2" 2>/dev/null) &&
+			{ echo "$p"; return; }
+	done
+}
+
+# check_patches OUT TREE: every diff of OUT applies to TREE, in order,
+# each to what the earlier ones leave (checked in a scratch copy of the
+# files they touch); dies naming the first that does not
+check_patches()
+{
+	local out=$1 tree=$2 scratch=$1/check d p
+
+	rm -rf "$scratch"
+	mkdir -p "$scratch" || die "cannot make $scratch"
+	for d in "$out"/[0-9]*.diff; do
+		patch_files "$d" | while read -r p; do
+			[ ! -e "$tree/$p" ] || [ -e "$scratch/$p" ] ||
+				{ mkdir -p "$scratch/$(dirname "$p")" &&
+				  cp -L "$tree/$p" "$scratch/$p"; }
+		done
+		p=$(patch_strip "$scratch" "$d")
+		[ -n "$p" ] && (cd "$scratch" && git_apply -p"$p" "$d") && continue
+		die "$(list_line "$out" "$d") does not apply to the base ($tree): $(cd "$scratch" && git_apply -p1 "$d" 2>&1 | head -n 1)"
+	done
+	rm -rf "$scratch"
+}
+
+# apply_patches OUT TREE: the diffs applied to TREE in order (a file they
+# change is written anew: a tree of hard links or symlinks keeps its
+# sources as they are)
+apply_patches()
+{
+	local d p
+
+	for d in "$1"/[0-9]*.diff; do
+		p=$(patch_strip "$2" "$d")
+		[ -n "$p" ] && (cd "$2" && git_apply -p"$p" "$d") && continue
+		die "$(list_line "$1" "$d") does not apply"
+	done
+}
+
+# list_line OUT DIFF: the diff's line of OUT/list
+list_line()
+{
+	grep "^$(basename "$2" .diff) " "$1/list"
+}
+
+# patch_files DIFF: the paths a diff touches, both sides of a rename, with
+# a/ b/ taken off when both sides have them
+patch_files()
+{
+	sed -n -E -e 's#^rename (from|to) ##p' -e 's#^(---|\+\+\+) ([^	]*).*#\2#p' \
+		"$1" | grep -vx /dev/null | sed 's#^[ab]/##' | sort -u
+}
+
+# patch_paths OUT: the paths the diffs of OUT touch
+patch_paths()
+{
+	local d
+
+	for d in "$1"/[0-9]*.diff; do patch_files "$d"; done | sort -u
 }

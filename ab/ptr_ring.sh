@@ -15,8 +15,9 @@
 #   --base-src DIR      the base kernel tree (default: the runner's current
 #                       tree: the pinned source with the series); the
 #                       benchmark is its own, or the runner's tree's
-#   --change PATCH      a patch, an mbox or a directory of format-patch
-#                       files, applied to a copy of the base (repeatable)
+#   --change PATCH      a patch, an mbox (its [PATCH] messages) or a
+#                       directory of format-patch files, applied as git
+#                       applies them to a copy of the base (repeatable)
 #   --change-src DIR    the change's tree: its include/linux/ptr_ring.h
 #   -n, --runs N        native runs a side (default 5)
 #   --callgrind-runs N  callgrind runs a side (default 2; 0: none)
@@ -47,7 +48,7 @@ die()
 
 usage()
 {
-	sed -n '3,29p' "$self" | cut -c3- >&2
+	sed -n '3,30p' "$self" | cut -c3- >&2
 	exit 2
 }
 
@@ -107,15 +108,16 @@ if [ ${#patches[@]} -gt 0 ]; then
 	change_src=$out/change-tree
 	rm -rf "$change_src"
 	mkdir -p "$change_src" || die "cannot make $change_src"
-	for p in "${patches[@]}"; do patch_input "$p"; done >"$out/change.patch"
-	for p in include/linux/ptr_ring.h $(patch_paths "${patches[@]}"); do
+	split_patches "$out/patches" "${patches[@]}"
+	echo "ptr_ring.sh: the change (NNNN sha256 subject):"
+	sed 's/^/  /' "$out/patches/list"
+	check_patches "$out/patches" "$base"
+	for p in include/linux/ptr_ring.h $(patch_paths "$out/patches"); do
 		[ -e "$base/$p" ] || continue
 		{ mkdir -p "$change_src/$(dirname "$p")" &&
 			cp -L "$base/$p" "$change_src/$p"; } || die "cannot copy $p"
 	done
-	patch -p1 -d "$change_src" -s -f --no-backup-if-mismatch \
-		<"$out/change.patch" >"$out/patch.log" 2>&1 ||
-		die "the patches do not apply to $base: $(tail -n 3 "$out/patch.log")"
+	apply_patches "$out/patches" "$change_src"
 fi
 change_src=$(realpath "$change_src")
 cmp -s "$base/include/linux/ptr_ring.h" "$change_src/include/linux/ptr_ring.h" &&

@@ -97,22 +97,101 @@ expect_rc "ab.sh: a side without a .config is refused, exit 2" 2 \
 expect_grep "ab.sh: ... saying it is not recorded" "$tmp/ab-nocfg.log" \
 	'\.config: not recorded'
 expect_rc "ab.sh: nothing to compare: exit 2" 2 "$tmp/ab-none.log" abrun
-# The base from the runner's record: a runner that fails is said so; one
-# that builds names the base's kdir (then a change to the benchmark
-# itself is refused before anything is built).
-printf -- '--- a/tools/testing/selftests/x\n+++ b/tools/testing/selftests/x\n@@ -0,0 +1 @@\n+x\n' \
-	>"$tmp/bench.patch"
-expect_rc "ab.sh: a base the runner cannot build: exit 2" 2 "$tmp/ab-nob.log" \
-	abrun --change "$tmp/bench.patch"
-expect_grep "ab.sh: ... saying so" "$tmp/ab-nob.log" 'the base does not build'
+# The change (ab/patches.sh): split, checked against the base's tree
+# before anything is built, applied to a private copy that the build
+# sees at the tree's path (a stand-in make counts the tree's nops), the
+# runner's tree never written; the table lists what went in.
+tree=$tmp/base.tree
+mkdir -p "$tree/net/core" "$tmp/bin"
+seq -f 'line %g' 40 >"$tree/net/core/page_pool.c"
+seq -f 'user %g' 10 >"$tree/net/core/page_pool_user.c"
+seq -f 'priv %g' 10 >"$tree/net/core/page_pool_priv.h"
+cat >"$tmp/bin/make" <<'STANDIN'
+#!/bin/bash
+# make -C TREE O=KDIR ...: a "kernel" of 72 instructions, one more per
+# nop in TREE's page_pool.c
+while [ $# -gt 0 ]; do
+	case $1 in -C) tree=$2; shift ;; O=*) kdir=${1#O=} ;; esac
+	shift
+done
+echo "make $tree" >>"$FAKE_JOBS/calls"
+echo $((72 + $(grep -c nop "$tree/net/core/page_pool.c"))) >"$kdir/fake-insn"
+STANDIN
+chmod +x "$tmp/bin/make"
+# mkdiff NAME SED-SCRIPT [FILE]: a git-style diff of FILE after SED-SCRIPT
+mkdiff()
+{
+	local f=${3:-net/core/page_pool.c}
+
+	mkdir -p "$tmp/d/a/${f%/*}" "$tmp/d/b/${f%/*}"
+	cp "$tree/$f" "$tmp/d/a/$f"
+	sed "$2" "$tree/$f" >"$tmp/d/b/$f"
+	# exit 1: the files differ
+	(cd "$tmp/d" && git diff --no-index --no-prefix "a/$f" "b/$f") >"$tmp/$1.patch"
+	return 0
+}
+tree_sums() { (cd "$tree" && find . -type f -exec sha256sum {} + | sort); }
+before=$(tree_sums)
 export FAKE_BASE=$tmp/base
-expect_rc "ab.sh: a change to the benchmark itself: exit 2" 2 "$tmp/ab-rec.log" \
-	abrun --change "$tmp/bench.patch"
-unset FAKE_BASE
-expect_grep "ab.sh: ... after reading the base from the record" "$tmp/ab-rec.log" \
-	"^ab.sh: base: $tmp/base\$"
-expect_grep "ab.sh: ... refused, saying why" "$tmp/ab-rec.log" \
-	'the patches change the benchmark itself'
+abpatch()
+{
+	rm -f "$tmp/jobs/calls"
+	env PATH="$tmp/bin:$PATH" AB_VMTEST="$TESTS_DIR/ab/fake-vmtest" \
+		FAKE_JOBS="$tmp/jobs" VMTEST_CACHE="$tmp/cache" \
+		VMTEST_KBUILD_LOCK="$tmp/kbuild.lock" "$REPO/ab/ab.sh" -n 1 "$@"
+}
+mkdiff nop '5a nop'
+sed 's|a/net|net|g; s|b/net|net|g' "$tmp/nop.patch" >"$tmp/noprefix.patch"
+(cd "$tmp/d" && diff -urN a b) >"$tmp/urn.patch"
+mkdiff fuzz '20a nop'
+sed -i 's/^ line 18$/ line 18 moved/' "$tmp/fuzz.patch"		# its context
+(cd "$tree" && git diff --no-index net/core/page_pool_user.c /dev/null) \
+	>"$tmp/delete.patch"
+printf 'diff --git a/net/core/page_pool_priv.h b/net/core/pp_priv.h\nsimilarity index 100%%\nrename from net/core/page_pool_priv.h\nrename to net/core/pp_priv.h\n' \
+	>"$tmp/rename.patch"
+{
+	printf 'From 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@b.c>\nSubject: [PATCH 0/2] two nops\n\ncover\n\n'
+	printf '\nFrom 1 Mon Sep 17 00:00:00 2001\nFrom: R <r@b.c>\nSubject: Re: [PATCH 1/2] the first\n\nuntested:\n---\n'
+	sed -n '/^diff /,$p' "$tmp/fuzz.patch"
+	printf '\nFrom 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@b.c>\nSubject: [PATCH 1/2] the first\n\nwhy\n---\n'
+	sed -n '/^diff /,$p' "$tmp/nop.patch"
+} >"$tmp/thread.patch"
+: >"$tmp/empty.patch"
+for case in noprefix:73 urn:73 delete:72 rename:72 thread:73; do
+	name=${case%:*} insn=${case#*:}
+	expect_rc "ab.sh --change: $name applies: exit 0" 0 "$tmp/ab-$name.log" \
+		abpatch --change "$tmp/$name.patch" -o "$tmp/out-$name"
+	check "ab.sh --change $name: the runner's tree is as it was" \
+		test "$(tree_sums)" = "$before"
+	expect_grep "ab.sh --change $name: the change's build saw it ($insn insn)" \
+		"$tmp/ab-$name.log" "^no-softirq-page_pool01 .* ${insn}\.00[0-9]ns "
+done
+expect_grep "ab.sh --change thread: only its [PATCH] messages" \
+	"$tmp/out-thread/table.text" '^# change: 0001 [0-9a-f]{12} \[PATCH 1/2\] the first$'
+check "ab.sh --change thread: ... no reply, no cover letter" \
+	test "$(grep -c '^# change: ' "$tmp/out-thread/table.text")" -eq 1
+expect_grep "ab.sh: the manifest names the patches and both sides" \
+	"$tmp/out-thread/manifest" '^patch: 0001 .*the first$'
+for case in fuzz:'does not apply to the base' empty:'changes nothing' \
+	    bench:'the patches change the benchmark itself'; do
+	name=${case%%:*}
+	[ "$name" != bench ] ||
+		printf -- '--- a/tools/testing/selftests/x\n+++ b/tools/testing/selftests/x\n@@ -0,0 +1 @@\n+x\n' \
+			>"$tmp/bench.patch"
+	expect_rc "ab.sh --change: $name is refused: exit 2" 2 "$tmp/ab-$name.log" \
+		abpatch --change "$tmp/$name.patch"
+	expect_grep "ab.sh --change $name: ... saying why" "$tmp/ab-$name.log" "${case#*:}"
+	# shellcheck disable=SC2016 # the script reads its own arguments
+	check "ab.sh --change $name: ... before anything is built" \
+		bash -c '! grep -qE "^(build|make )" "$1" 2>/dev/null' _ "$tmp/jobs/calls"
+done
+check "ab.sh: refused changes leave the runner's tree as it was" \
+	test "$(tree_sums)" = "$before"
+export FAKE_NOBUILD=1
+expect_rc "ab.sh: a base the runner cannot build: exit 2" 2 \
+	"$tmp/ab-nob.log" abpatch --change "$tmp/nop.patch"
+expect_grep "ab.sh: ... saying so" "$tmp/ab-nob.log" 'the base does not build'
+unset FAKE_BASE FAKE_NOBUILD
 rm -rf "$tmp"
 
 # ab.sh --ptr-ring (ab/ptr_ring.sh), natively on the pinned source's
