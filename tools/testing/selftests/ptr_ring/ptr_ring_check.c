@@ -268,7 +268,7 @@ static void unconsume(void)
 		for (m = 0; m <= b && !ptr_ring_produce(r, item(n + m)); m++)
 			;
 		if (n == user_size)
-			ksft_print_msg("%s: %ld back, %ld reused, r->batch %d\n",
+			ksft_print_msg("%s: %ld back, %ld reused, batch %d\n",
 				       __func__, b, m, r->batch);
 		ptr_ring_unconsume(r, batch, b, destroy);
 		if (expect(m > 0 && m <= b) && destroyed_are(m - 1, m, -1) &&

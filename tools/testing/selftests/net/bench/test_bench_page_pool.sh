@@ -76,7 +76,7 @@ else
 	dmesg | sed -E 's/^(\[[^]]*\] *)?/;/' >"$log"
 fi
 mapfile -t lines < <(sed -n "/;$MOD: Loaded $tag\$/,/;$MOD: Finished $tag\$/{
-	s/^lost;.*/Fail:kernel_log records were overwritten before they were read/p
+	s/^lost;.*/Fail:kernel_log some records were overwritten unread/p
 	s/^[^;]*;$MOD: //p }" "$log")
 lost="Fail:kernel_log this run's"
 if ! grep -q ";$MOD: Loaded $tag\$" "$log"; then
