@@ -116,7 +116,6 @@ pass, skip, fail, error or interrupted, and the phase it reached.
       --stop-after P  fetch, tree or build: stop after that phase and
                       print each target's record (src=, tree=, kdir=,
                       kernel=, job=), booting nothing
-  -P, --prepare       --stop-after build
   -v, --verbose       show build logs and the full kernel console
       --cache DIR     cache directory (default: $VMTEST_CACHE)
   -h, --help          this text
@@ -180,7 +179,6 @@ parse_args()
 		-s | --shell) SHELL_MODE=1 ;;
 		-T | --timeout) VM_TIMEOUT=${2:-}; shift ;;
 		-K | --keep-going) KEEP_GOING=1 ;;
-		-P | --prepare) STOP_AFTER=build ;;
 		--stop-after) STOP_AFTER=${2:-}; shift ;;
 		--accel) VMTEST_ACCEL=${2:-}; shift ;;
 		-v | --verbose) VMTEST_VERBOSE=1 ;;

@@ -48,8 +48,8 @@ tr -d '\r' <"$job/console.log" | grep -m 1 '^vmtest-guest: counter:' |
 	sed 's/^/# /'
 
 start=$(date +%s)
-expect_rc "vmtest.sh -t arm64 -P again succeeds" 0 "$OUT/arm64-again.log" \
-	"$VMTEST" -t arm64 -P
+expect_rc "vmtest.sh -t arm64 --stop-after build again succeeds" 0 \
+	"$OUT/arm64-again.log" "$VMTEST" -t arm64 --stop-after build
 echo "# prepare again: $(($(date +%s) - start)) s"
 expect_no_grep "preparing again rebuilds nothing" "$OUT/arm64-again.log" \
 	'building kernel|downloading|unpacking|extracting|linking a work copy|configuring'

@@ -49,7 +49,10 @@ DETERMINISTIC=0 DEBUG=0 SHELL_MODE=${SHELL_MODE:-0} VM_CPUS=2 VM_MEM=1G \
 VMTEST_SERIES=$(dirname "$VMTEST_DIR")
 load_target "${FAKE_TARGET:-current}"
 GUEST_ROOT=${GUEST_ROOT:-$job/root}
-own_processes
+# As vmtest.sh's targets: the running step or guest stopped, cleaned up
+trap cleanup EXIT
+trap 'msg "interrupted"; exit 130' INT
+trap 'msg "terminated"; exit 143' TERM
 case $1 in
 step) step "building" "$job/step.log" make ;;
 stepfn)

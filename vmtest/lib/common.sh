@@ -76,15 +76,6 @@ cleanup()
 	return 0
 }
 
-# own_processes: stop the running step or guest and clean up on exit,
-# Ctrl-C or SIGTERM (exit codes 130 and 143, as a shell gives).
-own_processes()
-{
-	trap cleanup EXIT
-	trap 'msg "interrupted"; exit 130' INT
-	trap 'msg "terminated"; exit 143' TERM
-}
-
 # tee_to LOG CMD...: CMD (a program or a shell function) with its output
 # shown and kept in LOG; CMD's exit code.
 tee_to()
