@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static checks: shellcheck on every shell script of the repository,
 # pylint and ruff on every Python file (the tooling's: the series has
-# none), checkpatch.pl --strict on every file of the series, and
+# none), checkpatch.pl --strict on every file of the series, docutils on
+# its reST (make htmldocs would report what it reports), and
 # get_maintainer.pl naming the right people for the series' files, in the
 # pinned tree with the series applied.
 
@@ -10,7 +11,8 @@
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs python3-ply
 need_tools "shellcheck shellcheck" "pylint pylint" \
-	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
+	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply" \
+	"/usr/lib/python3/dist-packages/docutils/__init__.py python3-docutils"
 
 cd "$REPO" || exit 1
 
@@ -27,6 +29,17 @@ while IFS= read -r f; do
 	*) check "shellcheck $f" shellcheck -x "$f" ;;
 	esac
 done < <(git ls-files -co --exclude-standard | grep -v '^tests/out/')
+
+# The series' reST as docutils reads it: no warning (a malformed table
+# is dropped from the page).
+for f in Documentation/*/*.rst; do
+	check "docutils reads $f without a warning" /usr/bin/python3 -c '
+import io, sys, docutils.core
+err = io.StringIO()
+docutils.core.publish_doctree(open(sys.argv[1]).read(), settings_overrides={
+    "warning_stream": err, "report_level": 2})
+sys.exit(print(err.getvalue(), end="") or bool(err.getvalue()))' "$f"
+done
 
 # Python, with both linters' defaults, as NIPA runs them on patches.
 mapfile -t py < <(git ls-files '*.py')
