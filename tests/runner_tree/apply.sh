@@ -104,4 +104,27 @@ printf 'arch=x86_64\nkernel=build\n' >"$work/clone/vmtest/targets/x86b"
 expect_grep "a new target file, vmtest/targets/x86b, prepares a tree of its own" \
 	"$work/x86b.log" '^x86b src=.* tree=[^ ]*-x86b( |$)'
 
+# A record query needs neither QEMU nor a compiler: in a PATH that has
+# none of the build and boot tools, and an apt-get that must not run,
+# --stop-after tree answers.
+mkdir -p "$work/nobuild"
+for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
+	for f in "$d"/*; do
+		case ${f##*/} in
+		qemu-* | gcc* | cc | *-gcc | make | flex | bison | pahole | apt-get) ;;
+		*) [ -e "$work/nobuild/${f##*/}" ] || ln -s "$f" "$work/nobuild/" ;;
+		esac
+	done
+done
+printf '#!/bin/sh
+echo "apt-get $*" >>"%s"
+exit 100
+' "$work/apt.calls" \
+	>"$work/nobuild/apt-get"
+chmod +x "$work/nobuild/apt-get"
+expect_rc "a record query without QEMU, gcc or make: exit 0" 0 "$work/query.log" \
+	env PATH="$work/nobuild" "$VMTEST" -t current --stop-after tree
+expect_grep "... with the tree in its record" "$work/query.log" "tree=$tree( |\$)"
+check "... and nothing installed for it" test ! -e "$work/apt.calls"
+
 tests_done apply

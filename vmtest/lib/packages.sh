@@ -84,11 +84,18 @@ apt_install()
 # version (CONFIG_PAHOLE_VERSION), and a pahole installed later makes
 # every module build against that kernel warn. The arm64 tools (the
 # cross compiler, its C library for ptr_ring_test, QEMU's arm emulators)
-# come only with an arm64 target.
+# come only with an arm64 target. A run that stops after fetch or tree (a
+# record query) needs only what fetches and lays the sources: no QEMU, no
+# compiler.
 ensure_host_tools()
 {
 	local arches=$1 need
 
+	if [ "${STOP_AFTER:-}" = fetch ] || [ "${STOP_AFTER:-}" = tree ]; then
+		mapfile -t need < <(source_tools | missing_packages)
+		[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
+		return
+	fi
 	mapfile -t need < <({ host_tools
 		[[ " $arches " != *" arm64 "* ]] || arm64_host_tools; } |
 		missing_packages)
@@ -112,9 +119,22 @@ missing_packages()
 	done
 }
 
+# "probe package" lines of what fetches and lays a source tree.
+source_tools()
+{
+	cat <<-EOF
+	patch patch
+	xz xz-utils
+	cpio cpio
+	dpkg-deb dpkg
+	python3 python3
+	EOF
+}
+
 # "probe package" lines: a command or file, and the package providing it.
 host_tools()
 {
+	source_tools
 	cat <<-EOF
 	qemu-system-x86_64 qemu-system-x86
 	/bin/busybox busybox-static
@@ -124,10 +144,7 @@ host_tools()
 	bison bison
 	bc bc
 	perl perl
-	python3 python3
-	cpio cpio
 	rsync rsync
-	xz xz-utils
 	insmod kmod
 	/usr/include/libelf.h libelf-dev
 	/usr/include/openssl/ssl.h libssl-dev
