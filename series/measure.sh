@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The cover letter's figures, measured: upstream's bench_page_pool.ko
 # (the base tree's own) and the series', both built against one kernel
-# and both loaded by the series' test_bench_page_pool.sh (which reads
-# upstream's Type: lines too) in one deterministic boot (vmtest.sh -D:
+# and loaded in one deterministic boot, upstream's by insmod with its
+# kernel log kept (ab/ktap.py reads its Type: lines), the series' by its
+# test_bench_page_pool.sh (vmtest.sh -D:
 # QEMU -icount shift=0, instructions per element that repeat from boot
 # to boot); then ab/verdict.py's table of upstream against the series,
 # the tests only the series has as rows of their own. One boot a side
@@ -31,7 +32,7 @@ export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmt
 
 usage()
 {
-	sed -n '3,22p' "$self" | cut -c3- >&2
+	sed -n '3,21p' "$self" | cut -c3- >&2
 	exit 2
 }
 
@@ -76,8 +77,12 @@ for side in upstream series; do
 done
 
 # shellcheck disable=SC2016 # expanded by the guest's bash
-"$vmtest" -t current -D --kdir "$kdir" -- bash -c \
-	'for s in upstream series; do "$0/$s/net/bench/test_bench_page_pool.sh" "loops=$1" >"$0/$s.tap"; done' \
+"$vmtest" -t current -D --kdir "$kdir" -- bash -c '
+	dmesg -C
+	insmod "$0/upstream/net/bench/page_pool/bench_page_pool.ko" "loops=$1"
+	dmesg >"$0/upstream.log"
+	rmmod bench_page_pool
+	"$0/series/net/bench/test_bench_page_pool.sh" "loops=$1" >"$0/series.tap"' \
 	"$dir" "$loops" >"$dir/boot.log" 2>&1 || die "the boot failed, see $dir/boot.log"
-echo "measure.sh: $dir/upstream.tap and $dir/series.tap, loops=$loops" >&2
-"$repo/ab/verdict.py" --deterministic --base "$dir/upstream.tap" --change "$dir/series.tap"
+echo "measure.sh: $dir/upstream.log and $dir/series.tap, loops=$loops" >&2
+"$repo/ab/verdict.py" --deterministic --base "$dir/upstream.log" --change "$dir/series.tap"
