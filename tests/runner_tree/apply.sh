@@ -124,7 +124,7 @@ exit 100
 chmod +x "$work/nobuild/apt-get"
 expect_rc "a record query without QEMU, gcc or make: exit 0" 0 "$work/query.log" \
 	env PATH="$work/nobuild" "$VMTEST" -t current --stop-after tree
-expect_grep "... with the tree in its record" "$work/query.log" "tree=$tree( |\$)"
+check "... with the tree in its record" grep -qF "tree=$tree " "$work/query.log"
 check "... and nothing installed for it" test ! -e "$work/apt.calls"
 
 tests_done apply

@@ -152,5 +152,8 @@ prepare_tree()
 		--series "$VMTEST_SERIES" --targets) ||
 		die "cannot read the series' selftest targets"
 	KTREE=$farm
-	KTREE_VERSION=$(make -s -C "$KTREE" kernelversion)
+	# make kernelversion, without make (a record query needs none)
+	KTREE_VERSION=$(awk '$2 == "=" && $1 ~ /^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)$/ {
+		v[$1] = $3 } END { printf "%s.%s.%s%s\n", v["VERSION"],
+		v["PATCHLEVEL"], v["SUBLEVEL"], v["EXTRAVERSION"] }' "$KTREE/Makefile")
 }
