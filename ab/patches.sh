@@ -91,30 +91,27 @@ patch_strip()
 }
 
 # check_patches OUT TREE: every diff of OUT applies to TREE, in order,
-# each to what the earlier ones leave (checked in a scratch copy of the
+# each to what the earlier ones leave (applied to a scratch copy of the
 # files they touch); dies naming the first that does not
 check_patches()
 {
-	local out=$1 tree=$2 scratch=$1/check d p
+	local out=$1 tree=$2 scratch=$1/check p
 
 	rm -rf "$scratch"
 	mkdir -p "$scratch" || die "cannot make $scratch"
-	for d in "$out"/[0-9]*.diff; do
-		patch_files "$d" | while read -r p; do
-			[ ! -e "$tree/$p" ] || [ -e "$scratch/$p" ] ||
-				{ mkdir -p "$scratch/$(dirname "$p")" &&
-				  cp -L "$tree/$p" "$scratch/$p"; }
-		done
-		p=$(patch_strip "$scratch" "$d")
-		[ -n "$p" ] && (cd "$scratch" && git_apply -p"$p" "$d") && continue
-		die "$(list_line "$out" "$d") does not apply to the base ($tree): $(cd "$scratch" && git_apply -p1 "$d" 2>&1 | head -n 1)"
+	patch_paths "$out" | while read -r p; do
+		[ ! -e "$tree/$p" ] ||
+			{ mkdir -p "$scratch/$(dirname "$p")" &&
+			  cp -L "$tree/$p" "$scratch/$p"; }
 	done
+	apply_patches "$out" "$scratch" "the base ($tree)"
 	rm -rf "$scratch"
 }
 
-# apply_patches OUT TREE: the diffs applied to TREE in order (a file they
-# change is written anew: a tree of hard links or symlinks keeps its
-# sources as they are)
+# apply_patches OUT TREE [WHAT]: the diffs applied to TREE in order (a
+# file they change is written anew: a tree of hard links or symlinks
+# keeps its sources as they are); dies naming the first that does not
+# apply to WHAT (TREE), with git's reason
 apply_patches()
 {
 	local d p
@@ -122,7 +119,7 @@ apply_patches()
 	for d in "$1"/[0-9]*.diff; do
 		p=$(patch_strip "$2" "$d")
 		[ -n "$p" ] && (cd "$2" && git_apply -p"$p" "$d") && continue
-		die "$(list_line "$1" "$d") does not apply"
+		die "$(list_line "$1" "$d") does not apply to ${3:-$2}: $(cd "$2" && git_apply -p1 "$d" 2>&1 | head -n 1)"
 	done
 }
 

@@ -111,13 +111,12 @@ if [ ${#patches[@]} -gt 0 ]; then
 	split_patches "$out/patches" "${patches[@]}"
 	echo "ptr_ring.sh: the change (NNNN sha256 subject):"
 	sed 's/^/  /' "$out/patches/list"
-	check_patches "$out/patches" "$base"
 	for p in include/linux/ptr_ring.h $(patch_paths "$out/patches"); do
 		[ -e "$base/$p" ] || continue
 		{ mkdir -p "$change_src/$(dirname "$p")" &&
 			cp -L "$base/$p" "$change_src/$p"; } || die "cannot copy $p"
 	done
-	apply_patches "$out/patches" "$change_src"
+	apply_patches "$out/patches" "$change_src" "the base ($base)"
 fi
 change_src=$(realpath "$change_src")
 cmp -s "$base/include/linux/ptr_ring.h" "$change_src/include/linux/ptr_ring.h" &&
