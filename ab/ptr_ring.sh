@@ -6,9 +6,10 @@
 # differs; run natively, base and change alternately (the run is the unit
 # of repetition), each run pinned as ptr_ring_test pins itself (consumer
 # on the last CPU, producer on the last but one); then, deterministic,
-# each mode under valgrind's callgrind: instructions per item outside the
-# waits (the difference of a run of 2N items and of N, over N: start-up
-# and thread creation cancel). Two tables, by ab/verdict.py.
+# each mode under valgrind's callgrind: instructions per item in
+# ptr_ring_test's ring_*() functions, the header's code as its users call
+# it (the difference of a run of 2N items and of N, over N: start-up and
+# thread creation cancel). Two tables, by ab/verdict.py.
 #
 # usage: ab/ptr_ring.sh [--base-src DIR] --change PATCH... [options]
 #        ab/ptr_ring.sh [--base-src DIR] --change-src DIR [options]
@@ -181,28 +182,21 @@ for i in $(seq "$runs"); do
 done
 [ "$runs" -eq 0 ] || echo "ptr_ring.sh: $runs native runs a side in $SECONDS s"
 
-# ir BIN MODE N: Ir outside the waits of a run of MODE, N items a
-# repetition (-P 1: valgrind runs one thread at a time; fair scheduling,
-# or a spinning thread starves the other for whole time slices), in the
-# ring's threads only: the main thread wakes once a second to watch for a
-# stall, so its count follows the run's wall time
+# ir BIN MODE N: the instructions of a run of MODE, N items a repetition,
+# in ptr_ring_test's ring_*() functions and what they call: ptr_ring.h's
+# code as its users call it, and the shim's locks; not the harness, which
+# does not change with the header, nor the waits.  -P 1: valgrind runs one
+# thread at a time (fair scheduling, or a spinning thread starves the other
+# for whole time slices).
 ir()
 {
-	local d f sum=0 n
+	local f=$out/callgrind/cg.$$.$RANDOM
 
-	d=$(mktemp -d "$out/callgrind/cg.XXXXXX") || return 1
-	if valgrind --tool=callgrind --separate-threads=yes --fair-sched=yes \
-		--toggle-collect='wait_*' --collect-atstart=yes \
-		--callgrind-out-file="$d/out" "$1" -m "$2" -P 1 -n "$3" -r 1 \
-		>/dev/null 2>&1; then
-		for f in "$d"/out-*; do
-			[ "$f" != "$d/out-01" ] || continue
-			n=$(awk '/^(summary|totals):/ { print $2; exit }' "$f")
-			sum=$((sum + ${n:-0}))
-		done
-		[ "$sum" -gt 0 ] && echo "$sum"
-	fi
-	rm -rf "$d"
+	valgrind --tool=callgrind --fair-sched=yes --toggle-collect='ring_*' \
+		--collect-atstart=no --callgrind-out-file="$f" \
+		"$1" -m "$2" -P 1 -n "$3" -r 1 >/dev/null 2>&1 &&
+	awk '/^(summary|totals):/ { if ($2 > 0) print $2; exit }' "$f"
+	rm -f "$f"
 }
 
 # callgrind SIDE: KTAP of instructions per item in each mode the side's
@@ -247,7 +241,7 @@ done
 			--change "$out"/native/change-*.tap --format "$format"
 	fi
 	if [ "$cg_runs" -gt 0 ]; then
-		echo "# deterministic: callgrind, instructions per item outside the waits, $cg_runs runs a side"
+		echo "# deterministic: callgrind, instructions per item in ring_*(), $cg_runs runs a side"
 		"$ab/verdict.py" --base "$out"/callgrind/base-*.tap \
 			--change "$out"/callgrind/change-*.tap --deterministic --format "$format"
 	fi

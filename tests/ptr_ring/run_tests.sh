@@ -13,8 +13,7 @@
 #   - per tree: ringtest's ptr_ring builds without warnings and runs; both
 #     selftests build without warnings; ptr_ring_check passes every case;
 #     ptr_ring_test passes every mode with "# perf=", a summary and a
-#     spread, skips mpsc (too few CPUs) and, before 7.3,
-#     check_stop_wake, each with its reason; ThreadSanitizer,
+#     spread, skips mpsc (too few CPUs) with its reason; ThreadSanitizer,
 #     AddressSanitizer and UndefinedBehaviorSanitizer builds run clean
 #     (6.12: ThreadSanitizer, with the races its header does not annotate
 #     with data_race() suppressed);
@@ -25,11 +24,13 @@
 #   - --ring-size/--size up to the cap passes, one more is refused; bad
 #     options; one usable CPU (two-thread modes skip); ringtest's
 #     run-on-all.sh drives ptr_ring_test; make run_tests and install;
-#   - callgrind: each timed mode's instructions per item, the waits left
-#     out, within CG_PCT % of tests/ptr_ring/minimal_loop.c's (the same
-#     ptr_ring calls and nothing else), and the harness's own instructions
-#     per item the same, within CG_SAME, with 7.2's and 7.3's header;
-#   - the timings of each mode against minimal_loop's (printed, not
+#   - callgrind, per mode: the instructions per item in ptr_ring_test's
+#     ring_*() functions, in the whole run but its waits, and in
+#     tests/ptr_ring/bare_loop.c (the same calls, written apart), with 7.3's
+#     header, 7.2's, and 7.3's with discard_one_reorder.diff (a change the
+#     size of Yunsheng Lin's 2021 one): the harness's own instructions
+#     (whole minus ring_*()) the same, within CG_SAME, with every header;
+#   - the timings of each mode against bare_loop's (printed, not
 #     asserted); clang, a baseline x86-64 CPU and arm64 when installed.
 #
 # Prints "ok - ..." / "not ok - ..." per check, then "# N passed, N failed";
@@ -54,11 +55,10 @@ need_tools "clang clang" "qemu-x86_64 qemu-user" "valgrind valgrind" \
 
 CC=${CC:-gcc}
 MUTANT_SEC=15
-CG_PCT=5		# harness against the bare loop, instructions per item
-CG_SAME=0.1		# the harness's own Ir/item, 7.2 against 7.3 (repeats: 0.02)
+CG_SAME=0.1		# the harness's own Ir/item, one header against another
 # shellcheck disable=SC2031 # the runner's helpers log here
 export VMTEST_LOGS=$OUT
-modes=(single spsc batch lockless lockless_batch stop_wake check_stop_wake mpsc)
+modes=(single spsc batch lockless lockless_batch mpsc)
 cases=(tun vhost_net page_pool cpumap unconsume resize zero_size)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptr_ring_tests.XXXXXX") || exit 1
@@ -138,10 +138,9 @@ test_ok() {
 		fi
 		grep -Eq "^ok $((i + 1)) $mode # perf=${num}ns\$" "$log" ||
 			{ echo "# $mode not ok, or no perf"; return 1; }
-		if ! grep -Eq "^# $mode: ns_per_item min $num median $num max $num\$" "$log" ||
-		   ! grep -Eq "^# $mode: spread [0-9.]+% of the median over [0-9]+ reps\$" "$log" ||
-		   ! grep -Eq "^# $mode: rep 1: $num ns full [0-9]+ empty [0-9]+\$" "$log"; then
-			echo "# $mode: no summary, spread or repetition line"
+		if ! grep -Eq "^# $mode \(.+\): ns_per_item min $num median $num max $num\$" "$log" ||
+		   ! grep -Eq "^# $mode: spread [0-9.]+% of the median over [0-9]+ reps\$" "$log"; then
+			echo "# $mode: no summary or spread line"
 			return 1
 		fi
 	done
@@ -202,8 +201,6 @@ test_tree() {
 		test ${#bad[@]} -eq 0
 	skips=mpsc
 	[ "$(nproc)" -gt 2 ] && skips=
-	grep -q __ptr_ring_check_produce "$ksrc/include/linux/ptr_ring.h" ||
-		skips+=" check_stop_wake"
 	run "$tmp/$label.test.log" "$tmp/$label/ptr_ring_test" -n 200000 -r 3
 	check "$label: ptr_ring_test passes every mode, skips ${skips:-none} saying why" \
 		test_ok "$tmp/$label.test.log" "$skips"
@@ -243,17 +240,26 @@ test_tree() {
 	done
 }
 
+# header_tree NAME: $tmp/tree-NAME, the 7.3 tree with its own copy of
+# ptr_ring.h, to change.
+header_tree() {
+	local dir=$tmp/tree-$1
+
+	overlay_ptr_ring "$KSRC_73" "$dir" && rm "$dir/include" &&
+		mkdir -p "$dir/include/linux" &&
+		cp "$KSRC_73/include/linux/ptr_ring.h" "$dir/include/linux/"
+}
+
 # mutant NAME FROM TO [thread|crash]: the base's ptr_ring.h with FROM (which
 # must occur once) replaced by TO; ptr_ring_check must fail, fast: with
 # "thread", built with ThreadSanitizer, a race report; with "crash", a
 # fault (a zero-size ring's queue is ZERO_SIZE_PTR, as in the kernel) also
 # counts.
 mutant() {
-	local name=$1 san=${4:-} dir=$tmp/mutant-$1 log=$tmp/mutant-$1.log start secs
+	local name=$1 san=${4:-} dir=$tmp/tree-mutant-$1 log=$tmp/mutant-$1.log start secs
 	local -a flags=()
 
-	overlay_ptr_ring "$KSRC_73" "$dir" && rm "$dir/include" &&
-		mkdir -p "$dir/include/linux" || return 1
+	header_tree "mutant-$1" || return 1
 	if ! python3 - "$KSRC_73/include/linux/ptr_ring.h" \
 		"$dir/include/linux/ptr_ring.h" "$2" "$3" <<-'EOF'
 		import sys
@@ -355,8 +361,8 @@ test_cli() {
 	run "$tmp/aff.log" "$t" --guest-affinity "$last" -n 20000 -r 1 -m spsc
 	# shellcheck disable=SC2016 # the script reads its own arguments
 	check "ptr_ring_test --guest-affinity $last alone: the consumer on another CPU" \
-		bash -c '[ "$1" -eq 0 ] && ! grep -q "^# consumer CPU $2," "$3" &&
-			grep -Eq "^# consumer CPU [0-9]+, producer CPU $2: " "$3"' \
+		bash -c '[ "$1" -eq 0 ] && ! grep -q "consumer CPU $2," "$3" &&
+			grep -Eq "^# consumer CPU [0-9]+, producer CPU $2; " "$3"' \
 		_ "$rc" "$last" "$tmp/aff.log"
 	run "$tmp/help.log" "$t" --help
 	check "ptr_ring_test --help prints usage and exits 0" \
@@ -368,9 +374,6 @@ test_cli() {
 	run "$tmp/cap.log" "$t" --ring-size 524288 -n 100000 -r 1 -m single,spsc,batch
 	check "ptr_ring_test --ring-size 524288 (the cap) passes" \
 		exit_and_grep 0 "$tmp/cap.log" '^ok 3 batch # perf='
-	run "$tmp/pl.log" "$t" --payload -n 100000 -r 1 -m single,spsc,lockless_batch
-	check "ptr_ring_test --payload passes" exit_and_grep 0 "$tmp/pl.log" \
-		'^ok 3 lockless_batch # perf='
 	run "$tmp/mpsc1.log" "$t" -m mpsc -P 1 -n 100000 -r 1 --param 4
 	check "ptr_ring_test -m mpsc -P 1 --param 4 passes" \
 		exit_and_grep 0 "$tmp/mpsc1.log" '^ok 1 mpsc # perf='
@@ -422,102 +425,111 @@ test_kselftest() {
 		exit_and_grep 0 "$log" '^ok 1 selftests: ptr_ring: ptr_ring_check$'
 }
 
-# Instructions per item outside the waits (callgrind, --toggle-collect):
-# the difference of a run of 2N items and of N, over N. valgrind runs one
-# thread at a time; with its default lock a spinning thread takes it back
-# and starves the other for whole time slices (a minute a mode), fair
-# scheduling hands it over: the same counts in a second.
+# ir ring|all BIN ARGS...: the instructions of a run under callgrind:
+# ring, in ring_*() and what they call (ptr_ring.h's code and the shim's
+# locks); all, everything but the waits.  valgrind runs one thread at a
+# time; with its default lock a spinning thread takes it back and starves
+# the other for whole time slices, fair scheduling hands it over.
 ir() {
-	local out=$tmp/cg.$$.$RANDOM
+	local out=$tmp/cg.$$.$RANDOM tog=(--toggle-collect='wait_*' --collect-atstart=yes)
 
-	valgrind --tool=callgrind --fair-sched=yes \
-		--toggle-collect='wait_*' --collect-atstart=yes \
+	[ "$1" = ring ] && tog=(--toggle-collect='ring_*' --collect-atstart=no)
+	shift
+	valgrind --tool=callgrind --fair-sched=yes "${tog[@]}" \
 		--callgrind-out-file="$out" "$@" >/dev/null 2>&1 &&
 	awk '/^(summary|totals):/ { print $2; exit }' "$out"
 	rm -f "$out"
 }
 
-# per_item HARNESS|BARE TREE-LABEL MODE: Ir per item.
+# per_item ring|all|bare LABEL MODE: instructions per item, the difference
+# of a run of 2N items and one of N (start-up cancels), over N.
 per_item() {
-	local kind=$1 label=$2 mode=$3 a b n=50000 args=() bare
+	local what=$1 label=$2 mode=$3 n=50000 a b args=(0)
 
-	if [ "$kind" = harness ]; then
-		a=$(ir "$tmp/$label/ptr_ring_test" -m "$mode" -P 1 -n $n -r 1)
-		b=$(ir "$tmp/$label/ptr_ring_test" -m "$mode" -P 1 -n $((2 * n)) -r 1)
-		# -r 1 is a warm-up and a repetition: two runs
-		awk -v a="$a" -v b="$b" -v n=$n 'BEGIN { printf "%.2f\n", (b - a) / (2 * n) }'
-		return
+	if [ "$what" = bare ]; then
+		[ "$mode" = single ] && args=()
+		a=$(ir all "$tmp/bare_loop-$label" "$mode" $n 1024 16 1 "${args[@]}")
+		b=$(ir all "$tmp/bare_loop-$label" "$mode" $((2 * n)) 1024 16 1 "${args[@]}")
+	else
+		# -r 1 is a warm-up and a repetition: each run counts twice
+		a=$(ir "$what" "$tmp/$label/ptr_ring_test" -m "$mode" -P 1 -n $((n / 2)) -r 1)
+		b=$(ir "$what" "$tmp/$label/ptr_ring_test" -m "$mode" -P 1 -n $n -r 1)
 	fi
-	bare=$tmp/minimal_loop-$label
-	[ "$mode" = single ] || args=(0)
-	a=$(ir "$bare" "$mode" $n 1024 16 1 "${args[@]}")
-	b=$(ir "$bare" "$mode" $((2 * n)) 1024 16 1 "${args[@]}")
-	awk -v a="$a" -v b="$b" -v n=$n 'BEGIN { printf "%.2f\n", (b - a) / n }'
+	awk -v a="$a" -v b="$b" -v n=$n 'BEGIN { if (a > 0 && b > a) printf "%.2f\n", (b - a) / n }'
 }
 
-build_minimal() {
-	local label=$1 tree=$tmp/tree-$1 def=()
-
-	grep -q __ptr_ring_check_produce "$tree/include/linux/ptr_ring.h" &&
-		def=(-DHAVE_PTR_RING_CHECK_PRODUCE)
-	"$CC" -O2 -g -Wall -Werror -pthread -I"$tree/tools/virtio/ringtest" "${def[@]}" \
-		-o "$tmp/minimal_loop-$label" "$REPO/tests/ptr_ring/minimal_loop.c" \
-		>"$tmp/minimal-$label.log" 2>&1
+build_bare() {
+	"$CC" -O2 -g -Wall -Werror -pthread -I"$tmp/tree-$1/tools/virtio/ringtest" \
+		-o "$tmp/bare_loop-$1" "$REPO/tests/ptr_ring/bare_loop.c" \
+		>"$tmp/bare-$1.log" 2>&1
 }
 
+# The harness's own instructions per item (whole run minus ring_*()) with
+# 7.3's header, with 7.2's and with the reordering diff: the same, so a
+# change to the header moves ring_*() and the whole run alike.
 test_callgrind() {
-	local label mode h b own own72 line
+	local label mode r a b h line d=$REPO/tests/ptr_ring/discard_one_reorder.diff
 
 	if ! command -v valgrind >/dev/null; then
 		not_ok "valgrind is installed (Debian package valgrind)"
 		return
 	fi
-	for label in 7.3 7.2; do
+	if header_tree reorder && patch -s -p1 -d "$tmp/tree-reorder" <"$d" &&
+	   build "$tmp/tree-reorder" reorder; then
+		run "$tmp/reorder.log" "$tmp/reorder/ptr_ring_check"
+		check "7.3 with ${d##*/}: ptr_ring_check passes" check_ok "$tmp/reorder.log"
+	else
+		not_ok "7.3 with ${d##*/} builds" "$(tail -5 "$tmp/reorder.build.log")"
+	fi
+	for label in 7.3 7.2 reorder; do
 		[ -x "$tmp/$label/ptr_ring_test" ] || continue
-		if ! build_minimal "$label"; then
-			not_ok "$label: minimal_loop builds" "$(cat "$tmp/minimal-$label.log")"
+		if ! build_bare "$label"; then
+			not_ok "$label: bare_loop builds" "$(cat "$tmp/bare-$label.log")"
 			continue
 		fi
 		for mode in "${modes[@]}"; do
-			[ "$label" = 7.2 ] && [ "$mode" = check_stop_wake ] && continue
-			h=$(per_item harness "$label" "$mode")
+			r=$(per_item ring "$label" "$mode")
+			a=$(per_item all "$label" "$mode")
 			b=$(per_item bare "$label" "$mode")
-			own=$(awk -v h="$h" -v b="$b" 'BEGIN { printf "%.2f", h - b }')
-			line="$label: callgrind $mode: ptr_ring_test $h Ir/item, minimal_loop $b"
-			check "$line, within $CG_PCT %" awk -v h="$h" -v b="$b" -v p="$CG_PCT" \
-				'BEGIN { exit !(b > 0 && h > 0 && (h - b) / b * 100 <= p && (b - h) / b * 100 <= p) }'
-			echo "$label $mode $h $b $own" >>"$tmp/cg.table"
+			line="$label: callgrind $mode: ptr_ring_test ${a:-?} Ir/item, ${r:-?} of them in ring_*(); bare_loop ${b:-?}"
+			if [ -n "$r" ] && [ -n "$a" ] && [ -n "$b" ]; then
+				ok "$line"
+				echo "$label $mode $r $a $b" >>"$tmp/cg.table"
+			else
+				not_ok "$line"
+			fi
 		done
 	done
 	[ -f "$tmp/cg.table" ] || return
 	cp "$tmp/cg.table" "$OUT/ptr_ring-callgrind.txt"
-	while read -r label mode h b own; do
-		[ "$label" = 7.3 ] || continue
-		own72=$(awk -v m="$mode" '$1 == "7.2" && $2 == m { print $5 }' \
-			"$OUT/ptr_ring-callgrind.txt")
-		[ -n "$own72" ] || continue
-		check "callgrind $mode: the harness's own Ir/item (ptr_ring_test - minimal_loop) with 7.3's header $own, 7.2's $own72, within $CG_SAME" \
-			awk -v a="$own" -v b="$own72" -v d="$CG_SAME" 'BEGIN { exit !(a - b <= d && b - a <= d) }'
-	done <"$tmp/cg.table"
+	for mode in "${modes[@]}"; do
+		h=$(awk -v m="$mode" '$2 == m { printf "%s %.2f ", $1, $4 - $3 }' "$tmp/cg.table")
+		check "callgrind $mode: the harness's own Ir/item the same with every header, within $CG_SAME ($h)" \
+			awk -v m="$mode" -v d="$CG_SAME" '$2 == m { h = $4 - $3; lo = n++ ? (h < lo ? h : lo) : h; hi = h > hi ? h : hi }
+				END { exit !(n == 3 && hi - lo <= d) }' "$tmp/cg.table"
+		awk -v m="$mode" '$2 == m && $1 == "7.3" { r = $3; a = $4; b = $5 }
+			$2 == m && $1 == "reorder" { printf "# %s: the reordering moves ring_*() by %+.2f Ir/item, ptr_ring_test by %+.2f, bare_loop by %+.2f\n", m, $3 - r, $4 - a, $5 - b }' \
+			"$tmp/cg.table"
+	done
 }
 
 # Timings against the bare loop, printed (this machine's are noisy).
-test_minimal_timing() {
+test_bare_timing() {
 	local mode t b p c args
 
-	[ -x "$tmp/minimal_loop-7.3" ] || build_minimal 7.3 || return
-	read -r c p < <(sed -n 's/^# consumer CPU \([0-9]*\), producer CPU \([0-9]*\):.*/\1 \2/p' \
+	[ -x "$tmp/bare_loop-7.3" ] || build_bare 7.3 || return
+	read -r c p < <(sed -n 's/^# consumer CPU \([0-9]*\), producer CPU \([0-9]*\);.*/\1 \2/p' \
 		"$tmp/7.3.test.log")
 	for mode in "${modes[@]}"; do
 		args=()
 		[ "$mode" = single ] || args=("${p:-0}")
-		[ -n "$p" ] || [ "$mode" = single ] || continue
-		b=$("$tmp/minimal_loop-7.3" "$mode" 1000000 1024 16 "${c:-0}" "${args[@]}")
+		[ "$mode" = mpsc ] && continue
+		b=$("$tmp/bare_loop-7.3" "$mode" 1000000 1024 16 "${c:-0}" "${args[@]}")
 		rc=$?
-		check "minimal_loop $mode runs, every item in order" test "$rc" -eq 0
-		t=$("$tmp/7.3/ptr_ring_test" -m "$mode" -P 1 -n 1000000 -r 3 |
+		check "bare_loop $mode runs, every item arrives" test "$rc" -eq 0
+		t=$("$tmp/7.3/ptr_ring_test" -m "$mode" -n 1000000 -r 3 |
 		    sed -n "s/^ok 1 $mode # perf=//p")
-		echo "# timing $mode: ptr_ring_test ${t:-?} median of 3, minimal_loop ${b##* } ns/item"
+		echo "# timing $mode: ptr_ring_test ${t:-?} median of 3, bare_loop ${b##* } ns/item"
 	done
 }
 
@@ -573,7 +585,7 @@ if [ -x "$tmp/7.3/ptr_ring_test" ]; then
 	test_kselftest 7.3
 	test_kselftest 6.12
 	test_callgrind
-	test_minimal_timing
+	test_bare_timing
 	test_portability
 else
 	echo "# no build against the base: the other checks are skipped"
