@@ -153,7 +153,8 @@ static bool check(struct run *run, void **a, int n, unsigned long *next)
 	for (i = 0; i < n; i++) {
 		v = (unsigned long)a[i];
 		if (unlikely(v != next[v & (MAX_PRODUCERS - 1)]))
-			return fail(run, "got %#lx, producer %lu expected %#lx\n",
+			return fail(run,
+				    "got %#lx, producer %lu expected %#lx\n",
 				    v, v & (MAX_PRODUCERS - 1),
 				    next[v & (MAX_PRODUCERS - 1)]);
 		next[v & (MAX_PRODUCERS - 1)] += 1 << 8;
@@ -281,7 +282,8 @@ static bool run_once(struct run *run, int nprod)
 		else if (load(run->progress) != seen)
 			still = 0;
 		else if (++still == STALL_SEC)
-			fail(run, "no progress for %d s at item %lu: producer %d head %d tail %d\n",
+			fail(run,
+			     "no progress for %d s at item %lu: producer %d head %d tail %d\n",
 			     STALL_SEC, seen, run->ring.producer,
 			     run->ring.consumer_head, run->ring.consumer_tail);
 		else if (still > STALL_SEC + 2)
@@ -325,7 +327,8 @@ static void run_mode(struct run *run, const struct mode *mode, long usable)
 	ksft_print_msg("%s (%s): ns_per_item min %.3f median %.3f max %.3f\n",
 		       mode->name, mode->users, ns[1], med, ns[cfg.reps]);
 	ksft_print_msg("%s: spread %.1f%% of the median over %ld reps\n",
-		       mode->name, 100 * (ns[cfg.reps] - ns[1]) / med, cfg.reps);
+		       mode->name, (ns[cfg.reps] - ns[1]) * 100 / med,
+		       cfg.reps);
 	ksft_test_result_pass("%s # perf=%.3fns\n", mode->name, med);
 }
 
@@ -345,7 +348,8 @@ static const struct {
 	{ &cfg.size, 1, MAX_SIZE }, { &cfg.count, 1, ULONG_MAX >> 9 },
 	{ &cfg.batch, 1, MAX_SIZE }, { &cfg.param, 1, MAX_SIZE },
 	{ &cfg.reps, 1, MAX_REPS }, { &cfg.producers, 1, MAX_PRODUCERS - 1 },
-	{ &cfg.cpu[0], 0, CPU_SETSIZE - 1 }, { &cfg.cpu[1], 0, CPU_SETSIZE - 1 },
+	{ &cfg.cpu[0], 0, CPU_SETSIZE - 1 },
+	{ &cfg.cpu[1], 0, CPU_SETSIZE - 1 },
 };
 
 static __printf(1, 2) __noreturn void usage_error(const char *fmt, ...)
@@ -400,13 +404,26 @@ static void parse_modes(char *list)
 	}
 }
 
+static void parse_num(int i)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(optarg, &end, 10);
+	if (*optarg < '0' || *optarg > '9' || *end || errno ||
+	    v < nums[i].min || v > nums[i].max)
+		usage_error("--%s: '%s' is not a number from %ld to %ld",
+			    opts[i].name, optarg, nums[i].min, nums[i].max);
+	*nums[i].val = v;
+}
+
 /* The CPUs: cfg.cpu[0] consumes, the others produce; how many are usable */
 static long parse_args(int argc, char **argv)
 {
-	long cpu, n, v, *c = cfg.cpu;
-	int opt, i;
+	long cpu, n, *c = cfg.cpu;
 	cpu_set_t set;
-	char *end;
+	int opt, i;
 
 	while ((opt = getopt_long(argc, argv, "s:n:b:r:P:m:h", opts,
 				  NULL)) != -1) {
@@ -420,14 +437,7 @@ static long parse_args(int argc, char **argv)
 			usage_error("bad option");
 		for (i = 0; opts[i].val != opt; i++)
 			;
-		errno = 0;
-		v = strtol(optarg, &end, 10);
-		if (*optarg < '0' || *optarg > '9' || *end || errno ||
-		    v < nums[i].min || v > nums[i].max)
-			usage_error("--%s: '%s' is not a number from %ld to %ld",
-				    opts[i].name, optarg, nums[i].min,
-				    nums[i].max);
-		*nums[i].val = v;
+		parse_num(i);
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
@@ -473,7 +483,7 @@ int main(int argc, char **argv)
 	ksft_set_plan(__builtin_popcount(cfg.modes));
 	ksft_print_msg("ring-size %ld run-cycles %ld batch %ld reps %ld\n",
 		       cfg.size, cfg.count, cfg.batch, cfg.reps);
-	ksft_print_msg("consumer CPU %ld, producer CPU %ld; rep 0 is a warm-up\n",
+	ksft_print_msg("consumer CPU %ld, producer CPU %ld; rep 0 warms up\n",
 		       cfg.cpu[0], cfg.cpu[1]);
 	for (i = 0; i < NR_MODES; i++)
 		if (cfg.modes & (1u << i))
