@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench_page_pool.ko builds at W=1 without a warning against Debian's
-# 6.12 headers (the KDIR=/lib/modules/... path) and against the kernel tree
-# the runner builds; the selftests build it as NIPA does (O=, no KDIR),
+# 6.12 headers (the KDIR=/lib/modules/... path; with the runner's
+# platform-device patch: 6.12 has no faux device) and against the kernel
+# tree the runner builds; the selftests build it as NIPA does (O=, no KDIR),
 # and an unbuilt tree builds the selftests without it; the distro
 # profile's .config has every option its fragment names.
 
@@ -11,14 +12,19 @@
 
 src=$REPO/tools/testing/selftests/net/bench/page_pool
 
-# build_at_w1 NAME KDIR: a clean copy of the module dir built at W=1.
+# build_at_w1 NAME KDIR [PATCH]: a clean copy of the module dir, with
+# the runner-only PATCH, built at W=1.
 build_at_w1()
 {
 	local name=$1 kdir=$2 dir log
 
 	dir=$(mktemp -d)
 	log=$OUT/module-$name.log
-	cp -r "$src/." "$dir/"
+	mkdir "$dir/page_pool"
+	cp -r "$src/." "$dir/page_pool/"
+	[ -z "${3:-}" ] || patch -p1 -s -d "$dir" <"$3" >"$log" 2>&1 ||
+		{ not_ok "$name: ${3##*/} applies" "see $log"; rm -rf "$dir"; return; }
+	dir=$dir/page_pool
 	if ! make -C "$dir" KDIR="$kdir" W=1 >"$log" 2>&1; then
 		not_ok "W=1 build against $name" "see $log"
 		tail -n 20 "$log" | sed 's/^/#   /'
@@ -30,7 +36,7 @@ build_at_w1()
 	else
 		ok "W=1 build against $name, no warning"
 	fi
-	rm -rf "$dir"
+	rm -rf "$(dirname "$dir")"
 }
 
 # farm KSRC DIR: DIR becomes a tree of symlinks into KSRC whose
@@ -190,7 +196,8 @@ fi
 read -r _ distro_kdir < <(prepared distro)
 read -r _ current_kdir < <(prepared current)
 if [ -n "$distro_kdir" ]; then
-	build_at_w1 "distro-$(basename "$(dirname "$distro_kdir")")" "$distro_kdir"
+	build_at_w1 "distro-$(basename "$(dirname "$distro_kdir")")" "$distro_kdir" \
+		"$REPO/vmtest/guest/platform-device.patch"
 else
 	not_ok "distro kernel headers prepared" "see $OUT/prepare.log"
 fi

@@ -126,8 +126,9 @@ build_kernel()
 }
 
 # build_module_copy INSTALL KDIR PATCH...: the module of INSTALL replaced
-# by one built from the run's own copy of net/bench with the runner-only
-# PATCHes (--dma iommu's device, --attribute's marks), never posted.
+# (or added) by one built from the run's own copy of net/bench with the
+# runner-only PATCHes (--dma iommu's device, a platform device for
+# kernels before 6.15, --attribute's marks), never posted.
 build_module_copy()
 {
 	local install=$1 kdir=$2 src=$JOB/module-copy p
@@ -139,21 +140,23 @@ build_module_copy()
 		patch -p1 -d "$src" -s -f <"$p" || return 1
 	done
 	make -C "$kdir" O="$kdir" M="$src/page_pool" modules &&
+	mkdir -p "$install/net/bench/page_pool" &&
 	cp "$src/page_pool/bench_page_pool.ko" "$install/net/bench/page_pool/"
 }
 
-# build_selftests INSTALL BUILD KDIR: the series' selftests built for the
-# target's architecture in BUILD (O=, the target's own: nothing built for
-# one target is reused by another, as lib.mk's rules know no compiler)
-# and installed in INSTALL, the module against KDIR (kbuild rebuilds it
-# in the tree when the kernel changes). A step.
+# build_selftests INSTALL BUILD KDIR [MAKE-ARG...]: the series' selftests
+# built for the target's architecture in BUILD (O=, the target's own:
+# nothing built for one target is reused by another, as lib.mk's rules
+# know no compiler) and installed in INSTALL, the module against KDIR
+# (kbuild rebuilds it in the tree when the kernel changes). A step.
 build_selftests()
 {
 	local install=$1 build=$2 kdir=$3
 	local -a kmake
 
+	shift 3
 	mapfile -t kmake < <(kmake_args)
 	make -C "$KTREE/tools/testing/selftests" "${kmake[@]}" O="$build" \
 		TARGETS="$SERIES_TARGETS" KDIR="$kdir" INSTALL_PATH="$install" \
-		install
+		"$@" install
 }

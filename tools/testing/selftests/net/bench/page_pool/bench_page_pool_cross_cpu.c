@@ -20,9 +20,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/ptr_ring.h>
 #include <linux/sched.h>
 #include <linux/topology.h>
@@ -39,10 +42,15 @@
 /* A row fails when no page was handed out or returned for this long */
 #define XCPU_STALL_NS	(10ULL * NSEC_PER_SEC)
 
+/* A returner runs until told to stop; one whose stop timed out is left */
+enum { XCPU_RUN, XCPU_STOP, XCPU_DONE, XCPU_LEFT };
+
 struct xcpu_returner {
 	struct ptr_ring queue;
 	struct page_pool *pp;
 	struct task_struct *task;
+	struct completion done;
+	atomic_t state;
 	struct time_bench_record busy;	/* the sections that returned pages */
 	u64 pages;		/* returned so far */
 	u64 batches;		/* non-empty softirq sections */
@@ -55,7 +63,7 @@ static int xcpu_return(void *arg)
 	struct page *page;
 	int n;
 
-	while (!kthread_should_stop()) {
+	while (atomic_read(&r->state) == XCPU_RUN) {
 		time_bench_start(&r->busy);
 		local_bh_disable();
 		for (n = 0; n < XCPU_BATCH; n++) {
@@ -72,7 +80,28 @@ static int xcpu_return(void *arg)
 		}
 		cond_resched();
 	}
-	return 0;
+	/* Left by xcpu_stop(), which took a module reference for it */
+	if (atomic_cmpxchg(&r->state, XCPU_STOP, XCPU_DONE) == XCPU_LEFT)
+		module_put_and_kthread_exit(0);
+	kthread_complete_and_exit(&r->done, 0);
+}
+
+/*
+ * Stop a returner within XCPU_STALL_NS, or leave it to stop when it gets
+ * its CPU back, holding the module, its queue and @r until then: false.
+ */
+static bool xcpu_stop(struct xcpu_returner *r)
+{
+	atomic_set(&r->state, XCPU_STOP);
+	if (wait_for_completion_timeout(&r->done,
+					nsecs_to_jiffies(XCPU_STALL_NS)))
+		return true;
+	__module_get(THIS_MODULE);
+	if (atomic_cmpxchg(&r->state, XCPU_STOP, XCPU_LEFT) == XCPU_STOP)
+		return false;
+	module_put(THIS_MODULE);	/* it stopped meanwhile */
+	wait_for_completion(&r->done);
+	return true;
 }
 
 static u64 xcpu_returned(struct xcpu_returner *r, int nr)
@@ -203,6 +232,7 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 	int i, cpu, err = 0;
 	char name[32];
 	const char *why = NULL;
+	bool left = false;
 
 	snprintf(name, sizeof(name), "cross_cpu_return_%dcpu", nr);
 	r = kcalloc(nr, sizeof(*r), GFP_KERNEL);
@@ -231,6 +261,7 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 		err = ptr_ring_init(&r[i].queue, XCPU_QSIZE, GFP_KERNEL);
 		if (err)
 			break;
+		init_completion(&r[i].done);
 		r[i].task = kthread_create_on_cpu(xcpu_return, &r[i], cpu,
 						  "bench_pp_ret/%u");
 		if (IS_ERR(r[i].task)) {
@@ -243,8 +274,11 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 	if (err)
 		why = "cannot start the returning CPUs";
 	ring = xcpu_ring_stats(r[0].pp, &full0);
-	for (i = 0; i < nr && !err; i++)
+	for (i = 0; i < nr; i++) {
+		if (err)	/* each started thread runs, to stop */
+			atomic_set(&r[i].state, XCPU_STOP);
 		wake_up_process(r[i].task);
+	}
 
 	if (!err) {
 		time_bench_start(&rec);
@@ -257,7 +291,13 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 	for (i = 0; i < nr; i++) {
 		struct page *page;
 
-		kthread_stop(r[i].task);
+		if (!xcpu_stop(&r[i])) {
+			pr_err("Fail:%s returning cpu%d did not stop in 10 s: left to stop when it runs, holding the module\n",
+			       name, r[i].cpu);
+			why = why ?: "a returning CPU did not stop";
+			left = true;
+			continue;
+		}
 		/* What a failed row left queued goes back to the pool */
 		while ((page = __ptr_ring_consume(&r[i].queue)))
 			page_pool_put_full_page(r[0].pp, page, false);
@@ -283,7 +323,8 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 	else
 		time_bench_print(name, &ret);
 	page_pool_destroy(r[0].pp);
-	kfree(r);
+	if (!left)
+		kfree(r);
 	return why ? 1 : 0;
 }
 

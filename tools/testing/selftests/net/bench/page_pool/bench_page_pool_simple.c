@@ -33,11 +33,7 @@
 #include <linux/netdevice.h>
 #include <linux/sched.h>
 #include <net/page_pool/helpers.h>
-#ifdef BENCH_HAVE_FAUX
 #include <linux/device/faux.h>
-#else
-#include <linux/platform_device.h>
-#endif
 
 #include "bench_page_pool.h"
 #include "time_bench.h"
@@ -577,7 +573,6 @@ static void bench_run(const struct bench_test *t)
  * The device the *_dma tests map pages for: no hardware, a 64-bit DMA
  * mask, so that dma-direct maps without bouncing unless swiotlb=force.
  */
-#ifdef BENCH_HAVE_FAUX
 static struct faux_device *bench_fdev;
 
 static struct device *bench_dma_dev_create(void)
@@ -590,21 +585,6 @@ static void bench_dma_dev_destroy(void)
 {
 	faux_device_destroy(bench_fdev);
 }
-#else
-static struct platform_device *bench_pdev;
-
-static struct device *bench_dma_dev_create(void)
-{
-	bench_pdev = platform_device_register_simple(KBUILD_MODNAME, -1,
-						     NULL, 0);
-	return IS_ERR(bench_pdev) ? NULL : &bench_pdev->dev;
-}
-
-static void bench_dma_dev_destroy(void)
-{
-	platform_device_unregister(bench_pdev);
-}
-#endif
 
 static void bench_dma_dev_setup(void)
 {
