@@ -1,22 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Concurrent cross-CPU return: the pages of one page_pool are allocated
- * on one CPU and returned on others, as when a driver's RX pages are
- * freed by the CPUs that consume the packets.  The returning CPUs put
- * the pages into the pool's ptr_ring concurrently, contending on its
- * producer lock, while the allocating CPU refills its cache from it.
- * After Jesper Dangaard Brouer's bench_page_pool_cross_cpu in
- * github.com/netoptimizer/prototype-kernel.
- *
- * One row per number of returning CPUs, 1 up to the online CPUs but the
- * allocating one (at most XCPU_MAX_RET).  The allocating CPU hands the
- * pages out round-robin over single-producer single-consumer ptr_rings,
- * one per returning CPU; both sides run in softirq context, as NAPI
- * does.  A row's figure is the cost of a return on a returning CPU: the
- * time of the sections in which the returning CPUs returned pages, per
- * page, while n of them return concurrently.  Its "Row:" lines give the
- * pipeline's throughput, how busy each CPU was, and which side bounds
- * the throughput: the busiest.
+ * Concurrent cross-CPU return, after Jesper Dangaard Brouer's
+ * bench_page_pool_cross_cpu in github.com/netoptimizer/prototype-kernel:
+ * one CPU allocates a pool's pages and hands them out round-robin, over a
+ * ptr_ring each, to n others, which return them into the pool's ring
+ * concurrently, all in softirq sections.  One row per n; its figure is
+ * the returning CPUs' busy time per page.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -326,7 +326,7 @@ static int time_bench_bh_page_pool05_napi_remote(struct time_bench_record *rec,
 struct bench_test {
 	const char *name;
 	int bit;		/* in run_flags */
-	unsigned int mult;	/* runs mult * loops elements */
+	unsigned int mult;	/* runs mult (or 1) * loops elements */
 	bool pool;		/* on a page_pool of its own */
 	enum bench_path expect;	/* where its returned pages go */
 	bool napi;		/* the pool has bench_napi */
@@ -336,113 +336,63 @@ struct bench_test {
 
 static const struct bench_test bench_tests[] = {
 	/* Baseline tests */
-	{
-		.name = "for_loop",
-		.bit = bit_run_bench_baseline,
-		.mult = 10,
-		.func = time_bench_for_loop,
+	{ .name = "for_loop", .bit = bit_run_bench_baseline,
+	  .mult = 10, .func = time_bench_for_loop,
 	},
-	{
-		.name = "atomic_inc",
-		.bit = bit_run_bench_baseline,
-		.mult = 10,
-		.func = time_bench_atomic_inc,
+	{ .name = "atomic_inc", .bit = bit_run_bench_baseline,
+	  .mult = 10, .func = time_bench_atomic_inc,
 	},
-	{
-		.name = "lock",
-		.bit = bit_run_bench_baseline,
-		.mult = 1,
-		.func = time_bench_lock,
+	{ .name = "lock", .bit = bit_run_bench_baseline,
+	  .func = time_bench_lock,
 	},
 	/* Process context: page_pool_napi_local() is false */
-	{
-		.name = "no-softirq-page_pool01",
-		.bit = bit_run_bench_no_softirq01,
-		.mult = 1,
-		.pool = true,
-		.expect = path_cached,
-		.func = time_bench_page_pool01_fast_path,
+	{ .name = "no-softirq-page_pool01", .bit = bit_run_bench_no_softirq01,
+	  .pool = true, .func = time_bench_page_pool01_fast_path,
+	  .expect = path_cached,
 	},
-	{
-		.name = "no-softirq-page_pool02",
-		.bit = bit_run_bench_no_softirq02,
-		.mult = 1,
-		.pool = true,
-		.expect = path_ring,
-		.func = time_bench_page_pool02_ptr_ring,
+	{ .name = "no-softirq-page_pool02", .bit = bit_run_bench_no_softirq02,
+	  .pool = true, .func = time_bench_page_pool02_ptr_ring,
+	  .expect = path_ring,
 	},
-	{
-		.name = "no-softirq-page_pool03",
-		.bit = bit_run_bench_no_softirq03,
-		.mult = 1,
-		.pool = true,
-		.expect = path_released,
-		.func = time_bench_page_pool03_slow,
+	{ .name = "no-softirq-page_pool03", .bit = bit_run_bench_no_softirq03,
+	  .pool = true, .func = time_bench_page_pool03_slow,
+	  .expect = path_released,
 	},
 	/* Softirq context, not NAPI-local: the ring takes spin_lock() */
-	{
-		.name = "bh_page_pool02_ptr_ring",
-		.bit = bit_run_bench_bh02,
-		.mult = 1,
-		.pool = true,
-		.expect = path_ring,
-		.func = time_bench_bh_page_pool02_ptr_ring,
+	{ .name = "bh_page_pool02_ptr_ring", .bit = bit_run_bench_bh02,
+	  .pool = true, .func = time_bench_bh_page_pool02_ptr_ring,
+	  .expect = path_ring,
 	},
-	{
-		.name = "bh_page_pool03_slow",
-		.bit = bit_run_bench_bh03,
-		.mult = 1,
-		.pool = true,
-		.expect = path_released,
-		.func = time_bench_bh_page_pool03_slow,
+	{ .name = "bh_page_pool03_slow", .bit = bit_run_bench_bh03,
+	  .pool = true, .func = time_bench_bh_page_pool03_slow,
+	  .expect = path_released,
 	},
 	/* Softirq context, NAPI-local: direct, but not on PREEMPT_RT */
-	{
-		.name = "bh_page_pool04_napi_local",
-		.bit = bit_run_bench_napi,
-		.mult = 1,
-		.pool = true,
-		.expect = IS_ENABLED(CONFIG_PREEMPT_RT) ?
-			  path_ring : path_cached,
-		.napi = true,
-		.func = time_bench_bh_page_pool04_napi_local,
+	{ .name = "bh_page_pool04_napi_local", .bit = bit_run_bench_napi,
+	  .pool = true, .func = time_bench_bh_page_pool04_napi_local,
+	  .expect = IS_ENABLED(CONFIG_PREEMPT_RT) ? path_ring : path_cached,
+	  .napi = true,
 	},
-	{
-		.name = "bh_page_pool05_napi_remote",
-		.bit = bit_run_bench_napi,
-		.mult = 1,
-		.pool = true,
-		.expect = path_ring,
-		.napi = true,
-		.func = time_bench_bh_page_pool05_napi_remote,
+	{ .name = "bh_page_pool05_napi_remote", .bit = bit_run_bench_napi,
+	  .pool = true, .func = time_bench_bh_page_pool05_napi_remote,
+	  .expect = path_ring,
+	  .napi = true,
 	},
 	/* Process context, pages DMA-mapped and synced for the device */
-	{
-		.name = "no-softirq-page_pool01_dma",
-		.bit = bit_run_bench_dma,
-		.mult = 1,
-		.pool = true,
-		.expect = path_cached,
-		.dma = true,
-		.func = time_bench_page_pool01_fast_path,
+	{ .name = "no-softirq-page_pool01_dma", .bit = bit_run_bench_dma,
+	  .pool = true, .func = time_bench_page_pool01_fast_path,
+	  .expect = path_cached,
+	  .dma = true,
 	},
-	{
-		.name = "no-softirq-page_pool02_dma",
-		.bit = bit_run_bench_dma,
-		.mult = 1,
-		.pool = true,
-		.expect = path_ring,
-		.dma = true,
-		.func = time_bench_page_pool02_ptr_ring,
+	{ .name = "no-softirq-page_pool02_dma", .bit = bit_run_bench_dma,
+	  .pool = true, .func = time_bench_page_pool02_ptr_ring,
+	  .expect = path_ring,
+	  .dma = true,
 	},
-	{
-		.name = "no-softirq-page_pool03_dma",
-		.bit = bit_run_bench_dma,
-		.mult = 1,
-		.pool = true,
-		.expect = path_released,
-		.dma = true,
-		.func = time_bench_page_pool03_slow,
+	{ .name = "no-softirq-page_pool03_dma", .bit = bit_run_bench_dma,
+	  .pool = true, .func = time_bench_page_pool03_slow,
+	  .expect = path_released,
+	  .dma = true,
 	},
 };
 
@@ -561,7 +511,7 @@ static void bench_run(const struct bench_test *t)
 		pp_fill_ptr_ring(run.pp, 64);
 		bench_path_start(&run);
 	}
-	ok = time_bench_loop(loops * t->mult, 0, (char *)t->name, &run,
+	ok = time_bench_loop(loops * (t->mult ?: 1), 0, (char *)t->name, &run,
 			     bench_chunks);
 	if (t->pool)
 		page_pool_destroy(run.pp);
