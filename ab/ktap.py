@@ -35,6 +35,11 @@ TYPE = re.compile(r'^(?:[\w-]+: )*Type:(\S+) Per elem: [\d.]+ cycles\(\w+\) '
                   r'(\d+(?:\.\d+)?) ns\b')
 
 
+# kselftest's line for one program, which runner.sh prints after the
+# program's own KTAP, each line of it behind "# "
+PROGRAM = re.compile(r'^(not )?ok \d+ selftests: (\S+): (.*?)(?:\s+#\s*(.*))?$')
+
+
 class KtapError(Exception):
     """Input that cannot be read or holds no result."""
 
@@ -142,3 +147,46 @@ def read_runs(path):
             runs += [r for r in read_runs(full)
                      if r.perf or r.skipped or r.failed]
     return runs
+
+
+@dataclasses.dataclass
+class Program:  # pylint: disable=too-many-instance-attributes
+    """A kselftest program's result and what its own KTAP reported."""
+    target: str
+    name: str
+    passed: bool
+    directive: str
+    plan: int = None
+    results: int = 0
+    failed: int = 0             # not ok, neither SKIP nor TODO
+    bare_xfail: int = 0         # XFAIL without a reason
+
+
+def programs(lines):
+    """The programs of a kselftest log (run_kselftest.sh or make
+    run_tests), in order, each with its nested KTAP's plan and results."""
+    found, cur = [], None
+    for line in lines:
+        line = TIMESTAMP.sub('', line.rstrip('\r\n'))
+        if line.startswith('# selftests: '):
+            cur = Program('', '', False, '')
+        elif cur and line.startswith('# '):
+            inner = line[2:]
+            plan = re.match(r'1\.\.(\d+)', inner)
+            if plan and cur.plan is None:
+                cur.plan = int(plan.group(1))
+            elif match := RESULT.match(inner):
+                cur.results += 1
+                directive = match.group(2).partition('#')[2].strip()
+                if match.group(1) and not re.match(r'(SKIP|TODO)\b',
+                                                   directive, re.IGNORECASE):
+                    cur.failed += 1
+                cur.bare_xfail += directive.upper() == 'XFAIL'
+        elif match := PROGRAM.match(line):
+            prog = cur or Program('', '', False, '')
+            prog.target, prog.name = match.group(2), match.group(3)
+            prog.passed = not match.group(1)
+            prog.directive = match.group(4) or ''
+            found.append(prog)
+            cur = None
+    return found

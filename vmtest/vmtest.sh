@@ -42,6 +42,7 @@ usage()
 {
 	cat <<EOF
 usage: ${0##*/} [options] [-- command ...]
+       ${0##*/} judge JOB
 
 Boot a kernel under QEMU and run the kselftests of this series inside it
 (installed on the host, run by run_kselftest.sh in the guest; --how tree
@@ -55,6 +56,8 @@ Each run's files (result, logs/, install/, console.log, ktap/*.tap,
 kmemleak) are kept in CACHE/jobs/TARGET.*, made before anything else, and
 CACHE/jobs/TARGET points to the newest run that boots; its result says
 pass, skip, fail, error or interrupted, and the phase it reached.
+'judge JOB' judges a job's files again, as its run did (lib/judge.py),
+with the same exit code.
 
   -t, --target T      a target vmtest/targets/ describes, one file each:
                       current, distro, arm64 (current's tree, cross-built
@@ -645,4 +648,5 @@ main()
 	exit "${worst:-1}"
 }
 
+[ "${1:-}" != judge ] || exec python3 "$VMTEST_DIR/lib/judge.py" "${@:2}"
 main "$@"

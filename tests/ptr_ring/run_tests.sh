@@ -504,6 +504,7 @@ test_callgrind() {
 	cp "$tmp/cg.table" "$OUT/ptr_ring-callgrind.txt"
 	for mode in "${modes[@]}"; do
 		h=$(awk -v m="$mode" '$2 == m { printf "%s %.2f ", $1, $4 - $3 }' "$tmp/cg.table")
+		# shellcheck disable=SC2016 # awk's fields
 		check "callgrind $mode: the harness's own Ir/item the same with every header, within $CG_SAME ($h)" \
 			awk -v m="$mode" -v d="$CG_SAME" '$2 == m { h = $4 - $3; lo = n++ ? (h < lo ? h : lo) : h; hi = h > hi ? h : hi }
 				END { exit !(n == 3 && hi - lo <= d) }' "$tmp/cg.table"

@@ -134,9 +134,17 @@ printf 'hello\n' | timeout 20 script -qec \
 check "-s: the guest reads the terminal (exit $?)" \
 	grep -q 'guest read: hello' "$work/shell.log"
 
-# 5. Verdicts on canned consoles: KERNEL_LINES is a console of a booted
-# guest whose job passed; each report appended to it fails the run.
-# judge NAME RC [CONSOLE-LINE...]: prints judge_vm's code.
+# 5. Verdicts on canned jobs (vmtest.sh judge JOB, lib/judge.py): a
+# console of a booted guest whose job passed; each report appended to it
+# fails the run.
+# judged JOB: the judge's exit code, its words in JOB.log.
+judged()
+{
+	[ -f "$1/qemu" ] || echo rc=0 >"$1/qemu"
+	"$VMTEST" judge "$1" >"$1.log" 2>&1
+	echo $?
+}
+# judge NAME RC [CONSOLE-LINE...]: the code of a job whose guest exited RC.
 judge()
 {
 	local job=$work/judge-$1 rc=$2
@@ -151,7 +159,7 @@ judge()
 		printf '%s\n' "$@"
 	} >"$job/console.log"
 	echo "$rc" >"$job/rc"
-	"$STAGE" judge "$job" 2>&1 | sed -n 's/^rc=\([0-9]*\) .*/\1/p'
+	judged "$job"
 }
 check "a clean console passes" test "$(judge clean 0)" = 0
 check "a clean console, all skipped: 4" test "$(judge skip 4)" = 4
@@ -181,25 +189,24 @@ unreferenced object 0xffff888004c1e000 (size 4096):
     kmalloc_trace+0x25/0x60
     splat_init+0x1e/0x1000 [splat]
 DUMP
-"$STAGE" judge "$job" >"$work/kmemleak.log" 2>&1
-check "a kmemleak dump fails the run" grep -q '^rc=1 ' "$work/kmemleak.log"
+check "a kmemleak dump fails the run" test "$(judged "$job")" = 1
 check "the kmemleak report is shown" \
-	grep -q 'kmemleak reported 1 suspected leak' "$work/kmemleak.log"
-check "the leaked object's backtrace is shown" \
-	grep -q 'splat_init' "$work/kmemleak.log"
-
-job=$work/judge-ktap
+	grep -q 'kmemleak reported 1 suspected leak' "$job.log"
+check "the leaked object's backtrace is shown" grep -q 'splat_init' "$job.log"
+job=$work/judge-noguest
 mkdir -p "$job"
-printf '%s\r\n' "vmtest-initramfs: userspace started" \
-	"vmtest-guest: KTAP: ptr_ring: ptr_ring_test: printed no KTAP plan" >"$job/console.log"
-echo 1 >"$job/rc"
-"$STAGE" judge "$job" >"$work/judge-ktap.log" 2>&1
-expect_grep "a failed job's KTAP findings are shown on the host" "$work/judge-ktap.log" \
-	'^vmtest: KTAP of ptr_ring: ptr_ring_test: printed no KTAP plan$'
+echo "vmtest-initramfs: userspace started" >"$job/console.log"
+check "a guest that wrote no exit code fails" test "$(judged "$job")" = 1
+expect_grep "and says so" "$job.log" 'the guest ended without a result'
+printf 'rc=124\ntimeout=45\n' >"$job/qemu"
+check "a guest killed at the timeout fails" test "$(judged "$job")" = 1
+expect_grep "and says after how long" "$job.log" 'guest timed out after 45 s'
+check "vmtest.sh judge: no such job: exit 2" test "$(judged "$work/none")" = 2
 
-# 6. The guest's verdict from its KTAP files (run_kselftest.sh stand-ins).
-# guest_rc NAME KTAP-LINE...: selftests.sh's exit for an installation
-# whose run_kselftest.sh prints these lines.
+# 6. The host's verdict from the guest's KTAP files: selftests.sh with a
+# run_kselftest.sh stand-in, then the job judged.
+# guest_rc NAME KTAP-LINE...: the judge's code for an installation whose
+# run_kselftest.sh prints these lines (its words in guest-NAME.log).
 guest_rc()
 {
 	local dir=$work/guest-$1
@@ -215,8 +222,10 @@ guest_rc()
 	} >"$dir/install/run_kselftest.sh"
 	chmod +x "$dir/install/run_kselftest.sh"
 	"$REPO/vmtest/guest/selftests.sh" install "$REPO" "net/bench ptr_ring" \
-		"$dir" "$dir/install" >"$dir.log" 2>&1
-	echo $?
+		"$dir" "$dir/install" >"$dir.guest.log" 2>&1
+	echo $? >"$dir/rc"
+	echo "vmtest-initramfs: userspace started" >"$dir/console.log"
+	judged "$dir"
 }
 NB='selftests: net/bench: test_bench_page_pool.sh'
 PR='selftests: ptr_ring: ptr_ring_test'
@@ -253,7 +262,7 @@ check "guest: a target without a result: 1" \
 check "guest: a test that prints no KTAP fails: 1" \
 	test "$(guest_rc noktap "$(both "ok 2 $PR" 'ran, said nothing')")" = 1
 expect_grep "guest: says which test printed no KTAP" "$work/guest-noktap.log" \
-	'vmtest-guest: KTAP: ptr_ring: ptr_ring_test: printed no KTAP plan'
+	'^vmtest: KTAP of ptr_ring: ptr_ring_test: printed no KTAP plan$'
 check "guest: a short plan fails: 1" test "$(guest_rc short "$(both "ok 2 $PR" \
 	'TAP version 13' '1..3' 'ok 1 one' 'ok 2 two')")" = 1
 expect_grep "guest: says the plan is short" "$work/guest-short.log" \

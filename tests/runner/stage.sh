@@ -3,12 +3,11 @@
 # One stage of the runner, with its libraries as vmtest.sh uses them, for
 # the runner's tests (stand-ins from tests/runner/bin come first in PATH).
 #
-# usage: stage.sh step|stepfn|boot|judge JOBDIR
+# usage: stage.sh step|stepfn|boot|distro|install|selftests|tree JOBDIR
 #   step   a build step running 'make'
 #   stepfn a build step running a shell function that runs 'make' (the
 #          runner's make_config and make_farm are functions)
 #   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
-#   judge  judge_vm of JOBDIR's console.log, rc and kmemleak files
 #   distro ensure_distro_kernel, then the initramfs of that kernel in
 #          JOBDIR/initrd; prints the DISTRO_ variables
 #   install apt_install of the packages FAKE_PKGS names
@@ -60,7 +59,6 @@ stepfn)
 	step "configuring" "$job/step.log" configure
 	;;
 boot) choose_accel /boot/fake-kernel && run_vm /boot/fake-kernel "$job/initrd" "$job" ;;
-judge) judge_vm 0 "$job" ;;
 selftests)
 	# The real make, on the tree's real Makefiles.
 	PATH=${PATH#"$TESTS_RUNNER/bin:"}

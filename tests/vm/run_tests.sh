@@ -29,6 +29,8 @@ check_ktap()
 	log=$job/ktap/$2.tap
 	check "$target ($2): the job's result is pass" \
 		grep -q "^target=$target result=pass " "$job/result"
+	check "$target ($2): vmtest.sh judge of the saved job: pass again" \
+		"$VMTEST" judge "$job"
 	[ -f "$log" ] || { not_ok "$target ($2): KTAP kept in $log"; return; }
 	for t in $SUBTESTS; do
 		grep -qE "^(# )*ok [0-9]+ $t( |$)" "$log" || missing+=" $t"

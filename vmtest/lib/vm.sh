@@ -1,13 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Boot the guest under QEMU and judge its run: the job's exit code, plus
-# any kernel splat on the console, plus the timeout.
+# Boot the guest under QEMU, then judge the job's files (lib/judge.py:
+# QEMU's exit, kernel splats on the console, kmemleak, the KTAP).
 # shellcheck shell=bash
 
-# A kernel line of the console: it starts with a printk timestamp.
-KERNEL_LINE='^\[ *[0-9]+\.[0-9]+\]'
-# Kernel reports that fail a run whatever the tests said. Only kernel
-# lines (printk timestamps) are matched, not the tests' own output.
-SPLAT_RE='(Oops|Unable to handle kernel|BUG:|WARNING:|Kernel panic|general protection fault|KASAN:|UBSAN:|unreferenced object|new suspected memory leak|soft lockup|hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|INFO: task .* blocked for more than|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|ODEBUG:|list_(add|del) corruption|kernel BUG at)'
+JUDGE=$VMTEST_DIR/lib/judge.py
 
 # The accelerator: kvm, tcg, or auto (KVM when it can run a guest).
 VMTEST_ACCEL=${VMTEST_ACCEL:-auto}
@@ -63,23 +59,6 @@ accel_opts()
 	fi
 }
 
-# Show each splat on the console log with the lines around it.
-report_splats()
-{
-	local log=$1 n
-
-	n=$(grep -cE "$KERNEL_LINE.*$SPLAT_RE" "$log")
-	[ "$n" -gt 0 ] || return 1
-	msg "the kernel reported $n problem line(s):"
-	grep -nE "$KERNEL_LINE.*$SPLAT_RE" "$log" | head -n 3 |
-	while IFS=: read -r line _; do
-		echo "----- console lines $((line > 5 ? line - 5 : 1))-$((line + 30)) -----"
-		sed -n "$((line > 5 ? line - 5 : 1)),$((line + 30))p" "$log"
-	done >&2
-	echo "-----" >&2
-	return 0
-}
-
 # Boots tried before a kernel that crashes while booting fails the run.
 BOOT_ATTEMPTS=3
 
@@ -96,7 +75,7 @@ crashed_booting()
 	[ "$rc" -lt 124 ] && [ "$SHELL_MODE" -eq 0 ] &&
 		[ ! -s "$job/rc" ] &&
 		! grep -qF "$BOOT_MARKER" "$job/console.log" &&
-		grep -qE "$KERNEL_LINE.*$SPLAT_RE" "$job/console.log"
+		python3 "$JUDGE" --splats "$job/console.log"
 }
 
 # run_vm KERNEL INITRD JOBDIR: returns the job's code, or 1 on a splat,
@@ -111,11 +90,13 @@ run_vm()
 	for ((attempt = 1; ; attempt++)); do
 		boot_vm "$kernel" "$initrd" "$job"
 		rc=$?
+		printf 'rc=%s\ntimeout=%s\nboot_timeout=%s\naccel=%s\n' "$rc" \
+			"$VM_TIMEOUT" "$BOOT_TIMEOUT" "$VMTEST_ACCEL" >"$job/qemu"
 		crashed_booting "$rc" "$job" || break
 		mv "$log" "$job/console.boot-$attempt.log"
 		msg "the kernel crashed while booting, before any test ran" \
 			"(boot $attempt of $BOOT_ATTEMPTS):"
-		grep -m 3 -E "$KERNEL_LINE.*($SPLAT_RE|RIP:|pc : )" \
+		grep -m 3 -E '^\[ *[0-9]+\.[0-9]+\].*(Oops|BUG|RIP:|pc : )' \
 			"$job/console.boot-$attempt.log" >&2
 		[ "$attempt" -lt "$BOOT_ATTEMPTS" ] || {
 			msg "giving up; consoles kept in $job"
@@ -123,7 +104,7 @@ run_vm()
 		}
 		msg "booting again; that console is kept as $job/console.boot-$attempt.log"
 	done
-	judge_vm "$rc" "$job"
+	python3 "$JUDGE" "$job"
 }
 
 # Seconds a guest has to reach userspace (BOOT_MARKER): a debug kernel
@@ -201,46 +182,4 @@ boot_vm()
 		fi
 	done
 	reap_child
-}
-
-# judge_vm QEMU_RC JOBDIR: the run's code from QEMU's exit, the console
-# and the job's recorded exit code.
-judge_vm()
-{
-	local rc=$1 job=$2 log=$2/console.log
-
-	if [ "$rc" -eq 125 ]; then
-		msg "the guest did not reach userspace ('$BOOT_MARKER') within $BOOT_TIMEOUT s and was killed ($VMTEST_ACCEL); last console lines:"
-		tail -n 30 "$log" >&2
-		return 1
-	fi
-	if [ "$rc" -eq 124 ]; then
-		msg "guest timed out after $VM_TIMEOUT s and was killed; last console lines:"
-		tail -n 30 "$log" >&2
-		report_splats "$log"
-		return 1
-	fi
-	[ "$rc" -eq 0 ] || { msg "qemu failed (exit $rc)"; return 1; }
-	if report_splats "$log"; then
-		return 1
-	fi
-	if [ -s "$job/kmemleak" ]; then
-		msg "kmemleak reported $(grep -c '^unreferenced object' "$job/kmemleak") suspected leak(s):"
-		head -n 40 "$job/kmemleak" >&2
-		return 1
-	fi
-	if [ ! -s "$job/rc" ]; then
-		msg "the guest ended without a result (crash or panic?); last console lines:"
-		tail -n 30 "$log" >&2
-		return 1
-	fi
-	rc=$(cat "$job/rc")
-	case $rc in
-	0 | 4) return "$rc" ;;
-	*)
-		# What the guest's judge of the tests' own KTAP found
-		grep -a '^vmtest-guest: KTAP: ' "$log" | tr -d '\r' | sed 's/^vmtest-guest: KTAP: /vmtest: KTAP of /' >&2
-		return 1
-		;;
-	esac
 }

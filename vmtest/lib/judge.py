@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge a runner job from its files alone, so that a saved job is judged
+again as the run judged it (vmtest.sh judge JOB):
+
+  qemu        QEMU's exit (rc=; 124: killed at the timeout, 125: it never
+              reached userspace) and the limits it ran under
+  console.log the serial console: a kernel splat fails the run
+  kmemleak    what kmemleak reported after the tests
+  rc          the guest command's exit code
+  ktap/       kselftest runs (*.tap) of the targets in ktap/targets: each
+              test judged by its own KTAP
+
+Prints what is wrong, "vmtest: " lines on stderr, and exits 0 (passed),
+4 (everything skipped) or 1.  With --splats LOG, only whether LOG has a
+kernel splat (exit 0) or not (1), quietly.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                '..', '..', 'ab'))
+import ktap  # noqa: E402  pylint: disable=wrong-import-position
+
+BOOT_MARKER = 'vmtest-initramfs: userspace started'
+# Kernel reports that fail a run whatever the tests said: only kernel
+# lines (a printk timestamp first), not the tests' own output.
+SPLAT = re.compile(
+    r'^\[ *\d+\.\d+\].*(Oops|Unable to handle kernel|BUG:|WARNING:|'
+    r'Kernel panic|general protection fault|KASAN:|UBSAN:|'
+    r'unreferenced object|new suspected memory leak|soft lockup|'
+    r'hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|'
+    r'INFO: task .* blocked for more than|possible circular locking|'
+    r'possible recursive locking|inconsistent lock state|'
+    r'suspicious RCU usage|ODEBUG:|list_(add|del) corruption|'
+    r'kernel BUG at)')
+
+
+def say(*words):
+    """A finding, on stderr."""
+    print('vmtest:', *words, file=sys.stderr)
+
+
+def read(job, name):
+    """A file of the job, or '' if it has none."""
+    try:
+        with open(os.path.join(job, name), encoding='utf-8',
+                  errors='replace') as handle:
+            return handle.read()
+    except OSError:
+        return ''
+
+
+def splats(lines):
+    """Indices of the splat lines."""
+    return [i for i, line in enumerate(lines) if SPLAT.match(line)]
+
+
+def report_splats(lines):
+    """Show up to three splats with the lines around them: any?"""
+    found = splats(lines)
+    if not found:
+        return False
+    say(f'the kernel reported {len(found)} problem line(s):')
+    for i in found[:3]:
+        first, last = max(i - 5, 0), i + 31
+        print(f'----- console lines {first + 1}-{last} -----',
+              file=sys.stderr)
+        sys.stderr.write(''.join(lines[first:last]))
+    print('-----', file=sys.stderr)
+    return True
+
+
+def tail(lines, what):
+    """WHAT, with the console's last lines."""
+    say(f'{what}; last console lines:')
+    sys.stderr.write(''.join(lines[-30:]))
+
+
+def fold(worst, new):
+    """kselftest exit codes folded: a failure wins, skips alone give 4."""
+    if new == 0:
+        return 1 if worst == 1 else 0
+    if new == 4:
+        return 4 if worst is None else worst
+    return 1
+
+
+def judge_tap(path, targets):
+    """A kselftest log's code; each test of TARGETS by its own KTAP."""
+    with open(path, encoding='utf-8', errors='replace') as handle:
+        progs = ktap.programs(handle)
+    bad = 0
+    for target in targets:
+        if not any(p.target == target for p in progs):
+            say(f'no result from {target} (did it build?)')
+            bad += 1
+    for prog in progs:
+        if prog.target not in targets:
+            continue
+        problems = []
+        if prog.plan is None:
+            problems.append('printed no KTAP plan')
+        elif prog.results != prog.plan:
+            problems.append(f'planned {prog.plan} results, '
+                            f'reported {prog.results}')
+        if prog.failed and prog.passed:
+            problems.append(f'{prog.failed} failed result(s), yet it passed')
+        if prog.bare_xfail:
+            problems.append(f'{prog.bare_xfail} XFAIL(s) without a reason')
+        if prog.directive.upper().startswith('XFAIL'):
+            problems.append('exited 2 (XFAIL), which no test of the series '
+                            'gives (a shell that cannot run it?)')
+        for problem in problems:
+            say(f'KTAP of {prog.target}: {prog.name}:', problem)
+        bad += len(problems)
+    if bad or not progs or any(not prog.passed for prog in progs):
+        return 1
+    skips = sum(prog.directive.upper().startswith('SKIP') for prog in progs)
+    return 4 if skips == len(progs) else 0
+
+
+def boot_failed(qemu, lines):
+    """Did QEMU's run fail (it says why)?"""
+    code = int(qemu.get('rc', 1))
+    if 'rc' not in qemu:
+        say('the job has no qemu file: its guest did not run')
+    elif code == 125:
+        tail(lines, "the guest did not reach userspace "
+             f"('{BOOT_MARKER}') within {qemu.get('boot_timeout', '?')} s "
+             f"and was killed ({qemu.get('accel', '?')})")
+    elif code == 124:
+        tail(lines, f"guest timed out after {qemu.get('timeout', '?')} s "
+             'and was killed')
+        report_splats(lines)
+    elif code:
+        say(f'qemu failed (exit {code})')
+    return code != 0
+
+
+def judge(job):
+    """The job's code, saying why it is not 0 or 4."""
+    qemu = dict(word.split('=', 1) for word in read(job, 'qemu').split()
+                if '=' in word)
+    lines = read(job, 'console.log').splitlines(keepends=True)
+    if boot_failed(qemu, lines) or report_splats(lines):
+        return 1
+    leaks = read(job, 'kmemleak')
+    if leaks:
+        say(f"kmemleak reported {leaks.count('unreferenced object')} "
+            'suspected leak(s):')
+        sys.stderr.write(''.join(leaks.splitlines(keepends=True)[:40]))
+        return 1
+    guest = read(job, 'rc').strip()
+    if not guest:
+        tail(lines, 'the guest ended without a result (crash or panic?)')
+        return 1
+    taps = ktap.job_taps(job)
+    if not taps:
+        return int(guest) if guest in ('0', '4') else 1
+    targets = read(job, os.path.join('ktap', 'targets')).split()
+    worst = None
+    for tap in taps:
+        worst = fold(worst, judge_tap(tap, targets))
+    return worst
+
+
+def main(argv):
+    """judge.py JOB, or judge.py --splats LOG."""
+    if len(argv) == 3 and argv[1] == '--splats':
+        lines = read(os.path.dirname(argv[2]),
+                     os.path.basename(argv[2])).splitlines()
+        return 0 if splats(lines) else 1
+    if len(argv) != 2 or not os.path.isdir(argv[1]):
+        print('usage: judge.py JOB | --splats LOG', file=sys.stderr)
+        return 2
+    return judge(argv[1])
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
