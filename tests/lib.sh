@@ -39,17 +39,37 @@ tests_done()
 	[ "$TESTS_FAILED" -eq 0 ] && [ "$TESTS_PASSED" -gt 0 ]
 }
 
-# subtests SCRIPT...: scripts of a group's checks, one after another:
+# subtests SCRIPT...: scripts of a group's checks, run together:
 # their checks and reasons pass on, counted as the group's; one that
 # prints no check, or exits non-zero without a failed one, fails here.
+# subtests_start SCRIPT... starts them (they wait more than they compute)
+# while the group goes on; subtests_report waits for them and reports.
 subtests()
 {
-	local s rc log why
+	subtests_start "$@"
+	subtests_report
+}
 
-	log=$(mktemp)
+subtests_start()
+{
+	local i=0 s
+
+	SUBTEST_SCRIPTS=("$@")
+	SUBTEST_DIR=$(mktemp -d)
 	for s in "$@"; do
-		"$s" >"$log" 2>&1
-		rc=$?
+		{ "$s" >"$SUBTEST_DIR/$i.log" 2>&1; echo $? >"$SUBTEST_DIR/$i.rc"; } &
+		i=$((i + 1))
+	done
+}
+
+subtests_report()
+{
+	local i=0 s rc log why
+
+	wait
+	for s in "${SUBTEST_SCRIPTS[@]}"; do
+		rc=$(cat "$SUBTEST_DIR/$i.rc") log=$SUBTEST_DIR/$i.log
+		i=$((i + 1))
 		grep -E '^((not )?ok - |#   )' "$log"
 		TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' "$log")))
 		TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' "$log")))
@@ -63,7 +83,7 @@ subtests()
 		not_ok "${s##*/}: $why" "exit $rc"
 		tail -n 15 "$log" | sed 's/^/#   /'
 	done
-	rm -f "$log"
+	rm -rf "$SUBTEST_DIR"
 }
 
 # check NAME CMD...: ok when CMD exits 0; its output is shown on failure.

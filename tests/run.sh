@@ -11,7 +11,8 @@
 #   unit   hermetic: no network (a network namespace of its own when
 #          run as root), an empty cache, nothing built: the runner's
 #          logic with stand-ins, series_files
-#   quick  unit, then what needs sources but no kernel build: static
+#   quick  unit, then the runner's waits (timeouts, signals, locks)
+#          with stand-ins, and what needs sources but no kernel build: static
 #          checks, the runner's tree phases, ptr_ring, the before/after
 #          statistics (ab)
 #   ci     quick, then one kernel build and the guests (default; .ci/run)
@@ -36,6 +37,7 @@ cd "$(dirname "$self")" || exit 1
 # group that needs one (module).
 PLAN='series_files unit 300
 runner unit 600
+runner_timing quick 600
 static quick 900
 runner_tree quick 600
 ptr_ring quick 1200
@@ -175,11 +177,12 @@ run_group()
 	fi
 }
 
+SECONDS=0
 for g in "${groups[@]}"; do
 	run_group "$g"
 done
 
 passed=$(grep -c '^ok - ' "$out/run.log")
 failed=$(grep -c '^not ok - ' "$out/run.log")
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed in $SECONDS s"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

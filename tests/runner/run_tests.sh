@@ -1,23 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The runner's own logic, with stand-ins for QEMU and make (tests/runner/
-# bin), no VM and no kernel: boots retried after an early crash; the
-# arm64 target's machine and verdict, and its refusals; a KVM
-# that cannot run a guest falls back to TCG; a guest that never reaches
-# userspace, or runs past its time, is killed and said so; Ctrl-C or
-# SIGTERM at the build, boot and test stages stops everything at once and
-# leaves no process behind; -s gets a terminal it can use; every kind of
-# kernel report on a canned console (kmemleak's dump included) fails the
-# verdict; the guest folds KTAP files into 0, 4 or 1, each test judged by
-# its own KTAP (no plan, a short plan, an XFAIL fail it); each run owns
-# its job directory from the start, and its result says how it ended
-# (state.sh); Ctrl-C on tests/run.sh stops its group (interrupt_run.sh);
-# the distro kernel is extracted into the cache, nothing written to /boot
-# (distro.sh); apt waits for another apt's lock and says so
-# (apt_lock.sh); update-lock.sh moves every pin, and every source a test
-# fetches is pinned (update_lock.sh). Hermetic (the unit tier): no
-# network, an empty cache.
-# The phases that need a kernel source are tests/runner_tree's.
+# bin), no VM and no kernel: the arm64 target's machine and verdict, and
+# its refusals (arm64.sh); -v and -s; every kind of kernel report on a
+# canned console (kmemleak's dump included) fails the verdict of
+# 'vmtest.sh judge JOB', and so does a test its own KTAP does not bear out
+# (no plan, a short plan, an XFAIL); the distro kernel is extracted into
+# the cache, nothing written to /boot (distro.sh); update-lock.sh moves
+# every pin, and every source a test fetches is pinned (update_lock.sh);
+# options and target files. Hermetic (the unit tier): no network, an
+# empty cache. What takes seconds of waiting (timeouts, signals, locks)
+# is tests/runner_timing's; the phases that need a kernel source are
+# tests/runner_tree's.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -28,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 # What a stand-in leaves running, should the runner fail to stop it.
 export FAKE_SLEEP=$((100000 + $$))
 
-subtests "$TESTS_DIR"/runner/{boot_retry,arm64,state,interrupt_run,distro,apt_lock,update_lock}.sh
+subtests_start "$TESTS_DIR"/runner/{arm64,distro,update_lock}.sh
 
 # A script that stops early is not a smaller pass.
 printf '#!/bin/sh\necho "ok - one"\nexit 3\n' >"$work/early.sh"
@@ -41,86 +35,20 @@ check "subtests: a script that prints no check is a failed check" \
 	grep -q '^not ok - silent.sh: reports its checks' <<<"$sub"
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
-# output in $work/NAME.log; prints the seconds it took.
+# output in $work/NAME.log.
 stage()
 {
-	local name=$1 what=$2 start=$SECONDS
+	local name=$1 what=$2
 
 	shift 2
 	mkdir -p "$work/$name"
 	env VMTEST_ACCEL=tcg "$@" "$STAGE" "$what" "$work/$name" \
 		>"$work/$name.log" 2>&1
-	echo $((SECONDS - start))
 }
-
-leftovers()
-{
-	pgrep -f "sleep $FAKE_SLEEP" >/dev/null && echo "processes left:" &&
-		pgrep -af "sleep $FAKE_SLEEP" && pkill -f "sleep $FAKE_SLEEP"
-}
-
-# 1. Acceleration: a /dev/kvm whose guest prints nothing means TCG.
-touch "$work/kvm-dev"
-secs=$(stage kvm boot VMTEST_ACCEL=auto KVM_DEV="$work/kvm-dev" FAKE_KVM=hang \
-	KVM_PROBE_SECS=3 FAKE_BOOTS=pass)
-check "a KVM that cannot run a guest: TCG, and the run passes" \
-	grep -q '^rc=0 ' "$work/kvm.log"
-check "the fallback is said in one line" \
-	grep -q 'cannot run a guest .* using TCG' "$work/kvm.log"
-check "the guest ran under TCG" grep -q -- '-accel tcg' "$work/kvm/qemu.args"
-check "the job keeps the QEMU command line" \
-	grep -q -- "^qemu-system-x86_64 .*-kernel /boot/fake-kernel " "$work/kvm/qemu.cmd"
-check "the fallback took under 15 s ($secs s)" test "$secs" -lt 15
-stage kvm-forced boot VMTEST_ACCEL=kvm FAKE_BOOTS=pass >/dev/null
-check "--accel kvm is obeyed without a probe" \
-	grep -q -- '-accel kvm' "$work/kvm-forced/qemu.args"
-
-# 2. Guests that hang.
-secs=$(stage no-userspace boot FAKE_BOOTS=hang VMTEST_BOOT_TIMEOUT=3)
-check "a guest that never reaches userspace fails ($secs s)" \
-	grep -q '^rc=1 boots=1$' "$work/no-userspace.log"
-check "it is said to have not reached userspace" \
-	grep -q 'did not reach userspace' "$work/no-userspace.log"
-stage slow boot FAKE_BOOTS=hang-after VM_TIMEOUT=3 >/dev/null
-check "a guest past its time is killed and said so" \
-	grep -q 'guest timed out after 3 s' "$work/slow.log"
-check "no process is left by a killed guest" test -z "$(leftovers)"
-
-# 3. Interrupts: SIGNAL to the stage's process group (Ctrl-C) or to the
-# runner alone (kill), at each stage.
-# interrupt NAME STAGE SIGNAL WHOM [VAR=VALUE...]
-interrupt()
-{
-	local name=$1 what=$2 sig=$3 whom=$4 pid rc start
-
-	shift 4
-	mkdir -p "$work/$name"
-	# In a session of its own, as a terminal's foreground job; with
-	# SIGINT's default action, which a background job of this shell
-	# would not have (and could not trap).
-	env VMTEST_ACCEL=tcg "$@" setsid python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execv(sys.argv[1], sys.argv[1:])' "$STAGE" "$what" "$work/$name" \
-		>"$work/$name.log" 2>&1 &
-	pid=$!
-	sleep 3
-	start=$SECONDS
-	signal_wait "$whom" "$sig" "$pid"
-	rc=$?
-	check "$name: stops within 5 s, exit $rc" \
-		test $((SECONDS - start)) -le 5 -a "$rc" -ge 128
-	check "$name: no process left" test -z "$(leftovers)"
-}
-interrupt "Ctrl-C while building" step INT group
-interrupt "SIGTERM while building" step TERM runner
-interrupt "Ctrl-C while configuring (a function)" stepfn INT group
-interrupt "Ctrl-C while booting" boot INT group FAKE_BOOTS=hang
-interrupt "Ctrl-C while testing" boot INT group FAKE_BOOTS=hang-after
-interrupt "SIGTERM while testing" boot TERM runner FAKE_BOOTS=hang-after
 
 # -v shows a step's output as it comes and keeps it in the step's log,
 # for shell functions too.
-stage verbose stepfn VMTEST_VERBOSE=1 FAKE_SLEEP=0 >/dev/null
+stage verbose stepfn VMTEST_VERBOSE=1 FAKE_SLEEP=0
 check "-v: a step that is a shell function succeeds" \
 	grep -q '^rc=0 ' "$work/verbose.log"
 check "-v: its output is shown and kept in its log" test "$(grep -lx \
@@ -331,4 +259,5 @@ expect_rc "an unknown target: exit 2" 2 "$work/t-none.log" "$VMTEST" -t nowhere 
 expect_rc "a target named by a path: exit 2" 2 "$work/t-path.log" \
 	"$VMTEST" -t ../targets/current
 
+subtests_report
 tests_done runner

@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                 '..', '..', 'ab'))
-import ktap  # noqa: E402  pylint: disable=wrong-import-position
+import ktap  # pylint: disable=wrong-import-position
 
 BOOT_MARKER = 'vmtest-initramfs: userspace started'
 # Kernel reports that fail a run whatever the tests said: only kernel

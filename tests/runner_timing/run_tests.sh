@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The runner's logic that takes seconds of waiting, with tests/runner's
+# stand-ins for QEMU and make: boots retried after an early crash
+# (boot_retry.sh); a KVM that cannot run a guest falls back to TCG; a
+# guest that never reaches userspace, or runs past its time, is killed and
+# said so; Ctrl-C or SIGTERM at the build, boot and test stages stops
+# everything at once and leaves no process behind; each run owns its job
+# directory from the start, and its result says how it ended (state.sh);
+# Ctrl-C on tests/run.sh stops its group (interrupt_run.sh); apt waits for
+# another apt's lock and says so (apt_lock.sh). Hermetic: no network, an
+# empty cache.
+
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$(realpath "$0")")/../lib.sh"
+
+STAGE=$TESTS_DIR/runner/stage.sh
+work=$(mktemp -d "$OUT/runner_timing.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# What a stand-in leaves running, should the runner fail to stop it.
+export FAKE_SLEEP=$((100000 + $$))
+
+subtests "$TESTS_DIR"/runner_timing/{boot_retry,state,interrupt_run,apt_lock}.sh
+
+# stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
+# output in $work/NAME.log; prints the seconds it took.
+stage()
+{
+	local name=$1 what=$2 start=$SECONDS
+
+	shift 2
+	mkdir -p "$work/$name"
+	env VMTEST_ACCEL=tcg "$@" "$STAGE" "$what" "$work/$name" \
+		>"$work/$name.log" 2>&1
+	echo $((SECONDS - start))
+}
+
+leftovers()
+{
+	pgrep -f "sleep $FAKE_SLEEP" >/dev/null && echo "processes left:" &&
+		pgrep -af "sleep $FAKE_SLEEP" && pkill -f "sleep $FAKE_SLEEP"
+}
+
+# 1. Acceleration: a /dev/kvm whose guest prints nothing means TCG.
+touch "$work/kvm-dev"
+secs=$(stage kvm boot VMTEST_ACCEL=auto KVM_DEV="$work/kvm-dev" FAKE_KVM=hang \
+	KVM_PROBE_SECS=3 FAKE_BOOTS=pass)
+check "a KVM that cannot run a guest: TCG, and the run passes" \
+	grep -q '^rc=0 ' "$work/kvm.log"
+check "the fallback is said in one line" \
+	grep -q 'cannot run a guest .* using TCG' "$work/kvm.log"
+check "the guest ran under TCG" grep -q -- '-accel tcg' "$work/kvm/qemu.args"
+check "the job keeps the QEMU command line" \
+	grep -q -- "^qemu-system-x86_64 .*-kernel /boot/fake-kernel " "$work/kvm/qemu.cmd"
+check "the fallback took under 15 s ($secs s)" test "$secs" -lt 15
+stage kvm-forced boot VMTEST_ACCEL=kvm FAKE_BOOTS=pass >/dev/null
+check "--accel kvm is obeyed without a probe" \
+	grep -q -- '-accel kvm' "$work/kvm-forced/qemu.args"
+
+# 2. Guests that hang.
+secs=$(stage no-userspace boot FAKE_BOOTS=hang VMTEST_BOOT_TIMEOUT=3)
+check "a guest that never reaches userspace fails ($secs s)" \
+	grep -q '^rc=1 boots=1$' "$work/no-userspace.log"
+check "it is said to have not reached userspace" \
+	grep -q 'did not reach userspace' "$work/no-userspace.log"
+stage slow boot FAKE_BOOTS=hang-after VM_TIMEOUT=3 >/dev/null
+check "a guest past its time is killed and said so" \
+	grep -q 'guest timed out after 3 s' "$work/slow.log"
+check "no process is left by a killed guest" test -z "$(leftovers)"
+
+# 3. Interrupts: SIGNAL to the stage's process group (Ctrl-C) or to the
+# runner alone (kill), at each stage.
+# interrupt NAME STAGE SIGNAL WHOM [VAR=VALUE...]
+interrupt()
+{
+	local name=$1 what=$2 sig=$3 whom=$4 pid rc start
+
+	shift 4
+	mkdir -p "$work/$name"
+	# In a session of its own, as a terminal's foreground job; with
+	# SIGINT's default action, which a background job of this shell
+	# would not have (and could not trap).
+	env VMTEST_ACCEL=tcg "$@" setsid python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$STAGE" "$what" "$work/$name" \
+		>"$work/$name.log" 2>&1 &
+	pid=$!
+	sleep 3
+	start=$SECONDS
+	signal_wait "$whom" "$sig" "$pid"
+	rc=$?
+	check "$name: stops within 5 s, exit $rc" \
+		test $((SECONDS - start)) -le 5 -a "$rc" -ge 128
+	check "$name: no process left" test -z "$(leftovers)"
+}
+interrupt "Ctrl-C while building" step INT group
+interrupt "SIGTERM while building" step TERM runner
+interrupt "Ctrl-C while configuring (a function)" stepfn INT group
+interrupt "Ctrl-C while booting" boot INT group FAKE_BOOTS=hang
+interrupt "Ctrl-C while testing" boot INT group FAKE_BOOTS=hang-after
+interrupt "SIGTERM while testing" boot TERM runner FAKE_BOOTS=hang-after
+
+
+tests_done runner_timing
