@@ -29,7 +29,9 @@
 #                       that change the figures (the change is one)
 #   -p, --param K=V     benchmark module parameter (vmtest.sh -p)
 #   --dma D             the DMA layer of the *_dma tests (vmtest.sh --dma)
-#   --format F          text (default) or markdown
+#   --format F          text (default), markdown or json (with the runs'
+#                       samples and the manifest; --attribute's table
+#                       then goes to OUT/attribution.txt)
 #   -o, --out DIR       where the boots' jobs, logs and the table go
 #                       (default: CACHE/ab/DATE-PID)
 # Exit: 0, 1 when a boot failed, 2 on bad input or a build that failed,
@@ -60,7 +62,7 @@ die()
 
 usage()
 {
-	sed -n '3,38p' "$self" | cut -c3- >&2
+	sed -n '3,/^$/{/^$/d;p}' "$self" | cut -c3- >&2
 	exit 2
 }
 
@@ -93,7 +95,7 @@ done
 	die "--attribute counts instructions: not with --timing"
 jobs=${jobs:-$(nproc)}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number, not '$jobs'"
-case $format in text | markdown) ;; *) die "--format: text or markdown" ;; esac
+case $format in text | markdown | json) ;; *) die "--format: text, markdown or json" ;; esac
 if [ -n "$change_kdir" ]; then
 	[ ${#patches[@]} -eq 0 ] || die "--change and --change-kdir exclude each other"
 	[ -n "$base_kdir" ] || die "--change-kdir needs --base-kdir"
@@ -300,12 +302,17 @@ det=(--deterministic)
 	done
 	[ ! -f "$out/patches/list" ] || sed 's/^/patch: /' "$out/patches/list"
 } >"$out/manifest"
+attribution=/dev/stdout
+[ "$format" != json ] || attribution=$out/attribution.txt
 {
-	echo "# $what"
-	[ ! -f "$out/patches/list" ] || sed 's/^/# change: /' "$out/patches/list"
-	"$ab/verdict.py" "${sides[@]}" "${det[@]}" --format "$format" &&
+	if [ "$format" != json ]; then
+		echo "# $what"
+		[ ! -f "$out/patches/list" ] || sed 's/^/# change: /' "$out/patches/list"
+	fi
+	"$ab/verdict.py" "${sides[@]}" "${det[@]}" --format "$format" \
+		--manifest "$out/manifest" &&
 	if [ "$attribute" -eq 1 ]; then
-		"$repo/vmtest/lib/insn_profile.py" "${sides[@]}"
+		"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" >"$attribution"
 	fi
 } | tee "$out/table.$format"
 rc=${PIPESTATUS[0]}

@@ -37,7 +37,8 @@ TYPE = re.compile(r'^(?:[\w-]+: )*Type:(\S+) Per elem: [\d.]+ cycles\(\w+\) '
 
 # kselftest's line for one program, which runner.sh prints after the
 # program's own KTAP, each line of it behind "# "
-PROGRAM = re.compile(r'^(not )?ok \d+ selftests: (\S+): (.*?)(?:\s+#\s*(.*))?$')
+PROGRAM = re.compile(r'^(not )?ok \d+ selftests: (\S+): (.*?)'
+                     r'(?:\s+#\s*(.*))?$')
 
 
 class KtapError(Exception):

@@ -49,7 +49,7 @@ die()
 
 usage()
 {
-	sed -n '3,30p' "$self" | cut -c3- >&2
+	sed -n '3,/^$/{/^$/d;p}' "$self" | cut -c3- >&2
 	exit 2
 }
 
