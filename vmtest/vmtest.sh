@@ -423,10 +423,10 @@ run_target()
 	# A kernel before 6.15 (Debian's 6.12) has no faux device for the
 	# *_dma tests: the selftests are built without the module, which is
 	# then built apart with a runner-only patch's platform device.
-	faux=1 mods=()
-	grep -qw faux_device_create "$kdir/Module.symvers" 2>/dev/null ||
-		faux=0 mods=(TEST_GEN_MODS_DIR=)
-	[ "$faux" -eq 1 ] || [ "$HOW" = install ] ||
+	mapfile -t modpatches < <(module_patches "$kdir")
+	mods=()
+	[ ${#modpatches[@]} -eq 0 ] || mods=(TEST_GEN_MODS_DIR=)
+	[ ${#mods[@]} -eq 0 ] || [ "$HOW" = install ] ||
 		die "--how $HOW: $kdir has no faux device (a kernel before 6.15), and its module is built apart: --how install only"
 	step "building and installing the selftests on the host" \
 		"$VMTEST_LOGS/selftests.log" \
@@ -445,8 +445,8 @@ run_target()
 	patches=()
 	if [ "$VM_DMA" = iommu ]; then
 		patches+=("$VMTEST_DIR/guest/dma-iommu.patch")
-	elif [ "$faux" -eq 0 ]; then
-		patches+=("$VMTEST_DIR/guest/platform-device.patch")
+	else
+		patches+=("${modpatches[@]}")
 	fi
 	[ "$ATTRIBUTE" -eq 0 ] || patches+=("$VMTEST_DIR/guest/insn-markers.patch")
 	[ ${#patches[@]} -eq 0 ] ||

@@ -14,6 +14,8 @@
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/kbuild.sh
+. "$REPO/vmtest/lib/kbuild.sh"
 
 VERDICT=$REPO/ab/verdict.py
 GUEST=$TESTS_DIR/figures/guest.sh
@@ -30,7 +32,7 @@ PP_TESTS=(no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 slowed_copy()
 {
 	local target=$1 work=$2 tree kdir sel=$2/slow/tools/testing/selftests
-	local src
+	local src p
 
 	read -r tree kdir < <(prepared "$target")
 	[ -n "$kdir" ] || return 1
@@ -46,6 +48,10 @@ slowed_copy()
 	sed -i '/page_pool_recycle_direct(pp, page);/i\
 			for (int slow = 0; slow < 1024; slow++)\
 				barrier(); /* slowed for the test */' "$src"
+	# as the runner builds it for that kernel
+	for p in $(VMTEST_DIR=$REPO/vmtest module_patches "$kdir"); do
+		patch -s -p1 -d "$sel/net/bench" <"$p" || return 1
+	done
 	make -C "$sel/net/bench/page_pool" KDIR="$kdir" \
 		>"$work/slow-build.log" 2>&1 &&
 	[ -f "$sel/net/bench/page_pool/bench_page_pool.ko" ]

@@ -125,6 +125,15 @@ build_kernel()
 	echo "$key" >"$out/.vmtest-key"
 }
 
+# module_patches KDIR: the runner-only patches the module needs to build
+# against KDIR: a kernel before 6.15 (no faux_device_create exported) has
+# no faux device, and the *_dma tests get a platform device instead.
+module_patches()
+{
+	grep -qw faux_device_create "$1/Module.symvers" 2>/dev/null ||
+		echo "$VMTEST_DIR/guest/platform-device.patch"
+}
+
 # build_module_copy INSTALL KDIR PATCH...: the module of INSTALL replaced
 # (or added) by one built from the run's own copy of net/bench with the
 # runner-only PATCHes (--dma iommu's device, a platform device for
