@@ -84,6 +84,16 @@ expect_no_grep "ab.sh: ... and only it" "$tmp/ab.log" \
 check "ab.sh: 3 boots a side, alternated, each a job" \
 	test "$(cat "$tmp/out"/base-*.job "$tmp/out"/change-*.job | wc -l)" -eq 6
 check "ab.sh: the table is kept with the boots" test -s "$tmp/out/table.text"
+expect_rc "ab.sh --format json: exit 0" 0 "$tmp/ab-json.log" abrun \
+	--base-kdir "$tmp/base" --change-kdir "$tmp/change" --format json \
+	-o "$tmp/out-json"
+check "ab.sh --format json: one JSON table, each boot's figure, the manifest" \
+	python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))
+[row] = [r for r in t["rows"] if r["test"] == "no-softirq-page_pool01"]
+assert row["verdict"] == "slower" and len(row["base_runs"]) == 3, row
+assert t["manifest"]["command"].startswith("ab.sh "), t["manifest"]' \
+	"$tmp/out-json/table.json"
 printf 'CONFIG_JUMP_LABEL=y\nCONFIG_PROVE_LOCKING=y\n' >"$tmp/change/.config"
 expect_rc "ab.sh: sides whose debug options differ are refused, exit 2" 2 \
 	"$tmp/ab-cfg.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change"
