@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench_page_pool.ko builds at W=1 without a warning against Debian's
-# 6.12 headers (the KDIR=/lib/modules/... path; with the runner's
-# platform-device patch: 6.12 has no faux device) and against the kernel
+# 6.12 headers (the KDIR=/lib/modules/... path; with the runner-only
+# patches module_patches names: 6.12 has no faux device) and against the kernel
 # tree the runner builds; the selftests build it as NIPA does (O=, no KDIR),
 # and an unbuilt tree builds the selftests without it; the distro
 # profile's .config has every option its fragment names.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/kbuild.sh
+. "$REPO/vmtest/lib/kbuild.sh"
 
 src=$REPO/tools/testing/selftests/net/bench/page_pool
 
@@ -197,7 +199,7 @@ read -r _ distro_kdir < <(prepared distro)
 read -r _ current_kdir < <(prepared current)
 if [ -n "$distro_kdir" ]; then
 	build_at_w1 "distro-$(basename "$(dirname "$distro_kdir")")" "$distro_kdir" \
-		"$REPO/vmtest/guest/platform-device.patch"
+		"$(VMTEST_DIR=$REPO/vmtest module_patches "$distro_kdir")"
 else
 	not_ok "distro kernel headers prepared" "see $OUT/prepare.log"
 fi

@@ -12,8 +12,9 @@ again as the run judged it (vmtest.sh judge JOB):
               test judged by its own KTAP
 
 Prints what is wrong, "vmtest: " lines on stderr, and exits 0 (passed),
-4 (everything skipped) or 1.  With --splats LOG, only whether LOG has a
-kernel splat (exit 0) or not (1), quietly.
+4 (everything skipped) or 1.  With --splats LOG, LOG's splat lines and
+the kernel's RIP:/pc lines around them, on stdout, and whether LOG has a
+kernel splat (exit 0) or not (1).
 """
 
 import os
@@ -36,6 +37,8 @@ SPLAT = re.compile(
     r'possible recursive locking|inconsistent lock state|'
     r'suspicious RCU usage|ODEBUG:|list_(add|del) corruption|'
     r'kernel BUG at)')
+# Where a crash was: a kernel line with the faulting address
+CRASH_SITE = re.compile(r'^\[ *\d+\.\d+\].*(RIP:|pc : )')
 
 
 def say(*words):
@@ -43,10 +46,10 @@ def say(*words):
     print('vmtest:', *words, file=sys.stderr)
 
 
-def read(job, name):
-    """A file of the job, or '' if it has none."""
+def read(*path):
+    """A file (a job's, by its name), or '' if there is none."""
     try:
-        with open(os.path.join(job, name), encoding='utf-8',
+        with open(os.path.join(*path), encoding='utf-8',
                   errors='replace') as handle:
             return handle.read()
     except OSError:
@@ -170,8 +173,9 @@ def judge(job):
 def main(argv):
     """judge.py JOB, or judge.py --splats LOG."""
     if len(argv) == 3 and argv[1] == '--splats':
-        lines = read(os.path.dirname(argv[2]),
-                     os.path.basename(argv[2])).splitlines()
+        lines = read(argv[2]).splitlines(keepends=True)
+        sys.stdout.write(''.join(line for line in lines if
+                                 SPLAT.match(line) or CRASH_SITE.match(line)))
         return 0 if splats(lines) else 1
     if len(argv) != 2 or not os.path.isdir(argv[1]):
         print('usage: judge.py JOB | --splats LOG', file=sys.stderr)

@@ -75,7 +75,7 @@ crashed_booting()
 	[ "$rc" -lt 124 ] && [ "$SHELL_MODE" -eq 0 ] &&
 		[ ! -s "$job/rc" ] &&
 		! grep -qF "$BOOT_MARKER" "$job/console.log" &&
-		python3 "$JUDGE" --splats "$job/console.log"
+		python3 "$JUDGE" --splats "$job/console.log" >/dev/null
 }
 
 # run_vm KERNEL INITRD JOBDIR: returns the job's code, or 1 on a splat,
@@ -96,8 +96,8 @@ run_vm()
 		mv "$log" "$job/console.boot-$attempt.log"
 		msg "the kernel crashed while booting, before any test ran" \
 			"(boot $attempt of $BOOT_ATTEMPTS):"
-		grep -m 3 -E '^\[ *[0-9]+\.[0-9]+\].*(Oops|BUG|RIP:|pc : )' \
-			"$job/console.boot-$attempt.log" >&2
+		python3 "$JUDGE" --splats "$job/console.boot-$attempt.log" |
+			head -n 3 >&2
 		[ "$attempt" -lt "$BOOT_ATTEMPTS" ] || {
 			msg "giving up; consoles kept in $job"
 			return 1
