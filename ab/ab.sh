@@ -182,6 +182,38 @@ if [ ${#patches[@]} -gt 0 ]; then
 	check_patches "$out/patches" "$tree"
 fi
 
+# facts SIDE KDIR: what the side was built with and, once booted, on
+# what it ran (its jobs' qemu files), for the manifest
+facts()
+{
+	local jobs=() key
+
+	[ ! -f "$out/$1-1.job" ] || mapfile -t jobs < <(cat "$out/$1"-*.job)
+	echo "$1: $2"
+	echo "$1 compiler: $(sed -n 's/.*LINUX_COMPILER "\(.*\)"/\1/p' "$2/include/generated/compile.h" 2>/dev/null)"
+	echo "$1 .config: $(sha256sum <"$2/.config" | cut -c1-16)"
+	[ ${#jobs[@]} -gt 0 ] || return 0
+	for key in cpu version; do
+		echo "$1 qemu $key: $(for j in "${jobs[@]}"; do
+			sed -n "s/^$key=//p" "$j/qemu" 2>/dev/null
+		done | sort -u | paste -sd ' ')"
+	done
+}
+
+# refuse_differences KEY...: exit 2 when a manifest fact differs between
+# the sides (a compiler or CPU model changes the figures as a config does)
+refuse_differences()
+{
+	local key b c
+
+	for key in "$@"; do
+		b=$(sed -n "s/^base $key: //p" "$out/manifest")
+		c=$(sed -n "s/^change $key: //p" "$out/manifest")
+		[ "$b" = "$c" ] ||
+			die "the sides differ in $key: base '$b', change '$c'"
+	done
+}
+
 # config_diff A B: the figure-changing options that differ, one a line
 config_diff()
 {
@@ -226,6 +258,9 @@ if [ -n "$diffs" ]; then
 	echo "ab.sh: compared despite config differences (--allow-config-diff):"
 	cat "$out/config-diff"
 fi
+
+{ facts base "$base_kdir"; facts change "$change_kdir"; } >"$out/manifest"
+refuse_differences compiler
 
 # boot SIDE N: one boot of the side's kernel; its job directory in
 # $out/SIDE-N.job
@@ -287,21 +322,14 @@ for side in base change; do
 done
 det=(--deterministic)
 [ "$timing" -eq 1 ] && det=()
-# The manifest: what was compared, kept with the table and the boots
 {
 	echo "command: ab.sh $cmdline"
 	echo "project: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "qemu: $(qemu-system-x86_64 --version 2>/dev/null | head -n 1)"
-	echo "cpu: $(grep -ho -- '-cpu [^ ]*' "$(head -n 1 "$out/base-1.job")/qemu.cmd" 2>/dev/null | head -n 1)"
-	for side in base change; do
-		k=$base_kdir
-		[ "$side" = base ] || k=$change_kdir
-		echo "$side: $k"
-		echo "$side compiler: $(sed -n 's/.*LINUX_COMPILER "\(.*\)"/\1/p' "$k/include/generated/compile.h" 2>/dev/null)"
-		echo "$side .config: $(sha256sum <"$k/.config" | cut -c1-16)"
-	done
+	facts base "$base_kdir"
+	facts change "$change_kdir"
 	[ ! -f "$out/patches/list" ] || sed 's/^/patch: /' "$out/patches/list"
 } >"$out/manifest"
+refuse_differences compiler 'qemu cpu' 'qemu version'
 attribution=/dev/stdout
 [ "$format" != json ] || attribution=$out/attribution.txt
 {

@@ -81,7 +81,10 @@ with the same exit code.
   -D, --deterministic QEMU -icount shift=0: the guest's TSC advances one
                       tick per executed instruction, so the benchmarks'
                       cycles and ns become instruction counts that
-                      repeat from boot to boot (single-threaded, slower)
+                      repeat from boot to boot (single-threaded, slower);
+                      the CPU is a named server model (x86:
+                      Skylake-Server-v4), whose flaws make the kernel
+                      patch in its mitigations, recorded in JOB/qemu
       --attribute     with -D: where the instructions go, per test and
                       function (QEMU plugin vmtest/plugin/insn_count.c,
                       built from Debian's qemu source; the module's

@@ -21,7 +21,8 @@
 #   - the table, Markdown, environment notes, --fail-on-slower, --alpha,
 #     and exit 2 with a message on bad input,
 #   - ab/ab.sh with a stand-in runner: alternated boots into one table,
-#     sides with different debug options or no .config refused,
+#     sides with different debug options, compilers or CPU models, or
+#     no .config, refused,
 #   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
 #     one instruction slower (callgrind), an A/A pair never slower or
 #     faster, SIGTERM stops it (130) and leaves no process,
@@ -92,7 +93,9 @@ check "ab.sh --format json: one JSON table, each boot's figure, the manifest" \
 t = json.load(open(sys.argv[1]))
 [row] = [r for r in t["rows"] if r["test"] == "no-softirq-page_pool01"]
 assert row["verdict"] == "slower" and len(row["base_runs"]) == 3, row
-assert t["manifest"]["command"].startswith("ab.sh "), t["manifest"]' \
+m = t["manifest"]
+assert m["command"].startswith("ab.sh "), m
+assert m["base qemu cpu"] == m["change qemu cpu"] == "Fake-Server", m' \
 	"$tmp/out-json/table.json"
 printf 'CONFIG_JUMP_LABEL=y\nCONFIG_PROVE_LOCKING=y\n' >"$tmp/change/.config"
 expect_rc "ab.sh: sides whose debug options differ are refused, exit 2" 2 \
@@ -102,6 +105,22 @@ expect_grep "ab.sh: ... naming the option" "$tmp/ab-cfg.log" \
 expect_rc "ab.sh: --allow-config-diff compares them all the same" 0 \
 	"$tmp/ab-allow.log" abrun --base-kdir "$tmp/base" \
 	--change-kdir "$tmp/change" --allow-config-diff -n 2
+printf 'CONFIG_JUMP_LABEL=y\n# CONFIG_PROVE_LOCKING is not set\n' >"$tmp/change/.config"
+echo Other-Server >"$tmp/change/fake-cpu"
+expect_rc "ab.sh: sides booted on different CPU models are refused, exit 2" 2 \
+	"$tmp/ab-cpu.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change" -n 1
+expect_grep "ab.sh: ... naming both" "$tmp/ab-cpu.log" \
+	"differ in qemu cpu: base 'Fake-Server', change 'Other-Server'"
+rm "$tmp/change/fake-cpu"
+mkdir -p "$tmp/base/include/generated" "$tmp/change/include/generated"
+echo '#define LINUX_COMPILER "gcc (Debian 12.2.0-14) 12.2.0"' >"$tmp/base/include/generated/compile.h"
+echo '#define LINUX_COMPILER "gcc (Debian 14.2.0-19) 14.2.0"' >"$tmp/change/include/generated/compile.h"
+expect_rc "ab.sh: sides built by different compilers are refused before booting, exit 2" 2 \
+	"$tmp/ab-cc.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change" -o "$tmp/out-cc"
+expect_grep "ab.sh: ... naming both" "$tmp/ab-cc.log" \
+	"differ in compiler: base 'gcc .*12.2.0', change 'gcc .*14.2.0'"
+check "ab.sh: ... and nothing booted" test ! -e "$tmp/out-cc/base-1.log"
+rm -r "$tmp/base/include" "$tmp/change/include"
 expect_rc "ab.sh: a side without a .config is refused, exit 2" 2 \
 	"$tmp/ab-nocfg.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/nocfg"
 expect_grep "ab.sh: ... saying it is not recorded" "$tmp/ab-nocfg.log" \

@@ -16,6 +16,10 @@
 #   QEMU           the system emulator
 #   QEMU_MACHINE   its machine options (x86: the default PC)
 #   VM_CONSOLE     the guest's serial console
+#   DET_CPU        the CPU model of deterministic (-D) boots: a named
+#                  server model, so that the guest kernel applies the
+#                  mitigations such a server gets (-cpu max reports itself
+#                  not affected by most of them); empty where -D is refused
 #   GUEST_ROOT     the directory the guest gets as its read-only root over
 #                  9p: the host's own root for x86, a small root made of
 #                  Debian's arm64 packages otherwise (set by the target)
@@ -48,6 +52,7 @@ load_target()
 		QEMU=qemu-system-aarch64
 		QEMU_MACHINE="-M virt"
 		VM_CONSOLE=ttyAMA0
+		DET_CPU=
 		GUEST_ROOT=
 		[ "$(uname -m)" = aarch64 ] && ACCEL_NATIVE=1 || ACCEL_NATIVE=0
 		;;
@@ -59,6 +64,7 @@ load_target()
 		QEMU=qemu-system-x86_64
 		QEMU_MACHINE=
 		VM_CONSOLE=ttyS0
+		DET_CPU=Skylake-Server-v4
 		GUEST_ROOT=/
 		ACCEL_NATIVE=1
 		;;

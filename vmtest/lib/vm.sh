@@ -45,18 +45,33 @@ choose_accel()
 	fi
 }
 
+# vm_cpu: the guest's CPU model
+vm_cpu()
+{
+	if [ "$DETERMINISTIC" -eq 1 ]; then
+		echo "$DET_CPU"
+	elif [ "$VMTEST_ACCEL" = kvm ]; then
+		echo host
+	else
+		echo max
+	fi
+}
+
 accel_opts()
 {
 	if [ "$DETERMINISTIC" -eq 1 ]; then
 		# One instruction, one tick of the virtual clock and TSC;
 		# icount needs single-threaded TCG, and sleep=off keeps idle
-		# time from depending on the host.
-		echo "-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"
+		# time from depending on the host. The CPU is named (lib/arch.sh
+		# DET_CPU): what it makes the guest kernel patch in (return
+		# thunks, retpolines, PTI) is in the counts, as on a server.
+		echo "-accel tcg,thread=single -icount shift=0,sleep=off"
 	elif [ "$VMTEST_ACCEL" = kvm ]; then
-		echo "-accel kvm -cpu host"
+		echo "-accel kvm"
 	else
-		echo "-accel tcg,thread=multi -cpu max"
+		echo "-accel tcg,thread=multi"
 	fi
+	echo "-cpu $(vm_cpu)"
 }
 
 # Boots tried before a kernel that crashes while booting fails the run.
@@ -90,8 +105,11 @@ run_vm()
 	for ((attempt = 1; ; attempt++)); do
 		boot_vm "$kernel" "$initrd" "$job"
 		rc=$?
-		printf 'rc=%s\ntimeout=%s\nboot_timeout=%s\naccel=%s\n' "$rc" \
-			"$VM_TIMEOUT" "$BOOT_TIMEOUT" "$VMTEST_ACCEL" >"$job/qemu"
+		# shellcheck disable=SC2046 # the version is a word
+		printf 'rc=%s\ntimeout=%s\nboot_timeout=%s\naccel=%s\ncpu=%s\nversion=%s\n' \
+			"$rc" "$VM_TIMEOUT" "$BOOT_TIMEOUT" "$VMTEST_ACCEL" \
+			"$(vm_cpu)" $("$QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') \
+			>"$job/qemu"
 		crashed_booting "$rc" "$job" || break
 		mv "$log" "$job/console.boot-$attempt.log"
 		msg "the kernel crashed while booting, before any test ran" \
