@@ -22,7 +22,8 @@
 #                       instead of instruction counts
 #   --attribute         also per function: each boot counted by QEMU's
 #                       plugin (vmtest.sh --attribute), the functions
-#                       that moved listed under the table
+#                       that moved listed under the table, and a test
+#                       that ran none of the changed code "not covered"
 #   --profile P         the base's config: distro (default: Debian's
 #                       options that change the timed paths) or tiny
 #   --allow-config-diff compare kernels whose .config differ in options
@@ -31,7 +32,7 @@
 #   --dma D             the DMA layer of the *_dma tests (vmtest.sh --dma)
 #   --format F          text (default), markdown or json (with the runs'
 #                       samples and the manifest; --attribute's table
-#                       then goes to OUT/attribution.txt)
+#                       is OUT/attribution.txt)
 #   -o, --out DIR       where the boots' jobs, logs and the table go
 #                       (default: CACHE/ab/DATE-PID)
 # Exit: 0, 1 when a boot failed, 2 on bad input or a build that failed,
@@ -186,15 +187,15 @@ fi
 # what it ran (its jobs' qemu files), for the manifest
 facts()
 {
-	local jobs=() key
+	local runs=() key
 
-	[ ! -f "$out/$1-1.job" ] || mapfile -t jobs < <(cat "$out/$1"-*.job)
+	[ ! -f "$out/$1-1.job" ] || mapfile -t runs < <(cat "$out/$1"-*.job)
 	echo "$1: $2"
 	echo "$1 compiler: $(sed -n 's/.*LINUX_COMPILER "\(.*\)"/\1/p' "$2/include/generated/compile.h" 2>/dev/null)"
 	echo "$1 .config: $(sha256sum <"$2/.config" | cut -c1-16)"
-	[ ${#jobs[@]} -gt 0 ] || return 0
+	[ ${#runs[@]} -gt 0 ] || return 0
 	for key in cpu version; do
-		echo "$1 qemu $key: $(for j in "${jobs[@]}"; do
+		echo "$1 qemu $key: $(for j in "${runs[@]}"; do
 			sed -n "s/^$key=//p" "$j/qemu" 2>/dev/null
 		done | sort -u | paste -sd ' ')"
 	done
@@ -261,6 +262,14 @@ fi
 
 { facts base "$base_kdir"; facts change "$change_kdir"; } >"$out/manifest"
 refuse_differences compiler
+# What the change did to the code: the functions whose built code differs
+"$ab/objdiff.py" "$base_kdir" "$change_kdir" >"$out/changed-functions" ||
+	die "cannot compare the sides' built objects"
+n=$(wc -l <"$out/changed-functions")
+code="$n functions differ: $(cut -d' ' -f2 "$out/changed-functions" | head -n 6 | paste -sd ' ')"
+[ "$n" -le 6 ] || code+=' ...'
+[ "$n" -gt 0 ] || code='no built function differs between the sides'
+echo "ab.sh: code: $code"
 
 # boot SIDE N: one boot of the side's kernel; its job directory in
 # $out/SIDE-N.job
@@ -328,19 +337,28 @@ det=(--deterministic)
 	facts base "$base_kdir"
 	facts change "$change_kdir"
 	[ ! -f "$out/patches/list" ] || sed 's/^/patch: /' "$out/patches/list"
+	echo "code: $code"
 } >"$out/manifest"
 refuse_differences compiler 'qemu cpu' 'qemu version'
-attribution=/dev/stdout
-[ "$format" != json ] || attribution=$out/attribution.txt
+# With the per-function counts: the functions that moved, and the tests
+# that ran none of the changed code ("not covered", not "same")
+covered=()
+if [ "$attribute" -eq 1 ]; then
+	"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" \
+		--changed "$out/changed-functions" --uncovered "$out/not-covered" \
+		>"$out/attribution.txt" || die "the boots' profiles cannot be read"
+	covered=(--not-covered "$out/not-covered")
+fi
 {
 	if [ "$format" != json ]; then
 		echo "# $what"
 		[ ! -f "$out/patches/list" ] || sed 's/^/# change: /' "$out/patches/list"
+		echo "# code: $code"
 	fi
-	"$ab/verdict.py" "${sides[@]}" "${det[@]}" --format "$format" \
-		--manifest "$out/manifest" &&
-	if [ "$attribute" -eq 1 ]; then
-		"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" >"$attribution"
+	"$ab/verdict.py" "${sides[@]}" "${det[@]}" "${covered[@]}" \
+		--format "$format" --manifest "$out/manifest" &&
+	if [ "$attribute" -eq 1 ] && [ "$format" != json ]; then
+		cat "$out/attribution.txt"
 	fi
 } | tee "$out/table.$format"
 rc=${PIPESTATUS[0]}

@@ -4,7 +4,7 @@
 
   verdict.py --base RUN... --change RUN... [--format text|markdown|json]
              [--manifest FILE] [--deterministic] [--margin PCT] [--alpha A]
-             [--fail-on-slower]
+             [--not-covered FILE] [--fail-on-slower]
 
 A RUN is a KTAP file, a runner job directory or a directory of either,
 one run (boot) per file or job (see ktap.py).  Each run's mean of a test's
@@ -40,7 +40,10 @@ runs a side that would resolve it: those with which a change of MARGIN %
 would reach the test at 80 % power, given the spread seen.
 
 A test only one side has is a row with that side's figure and "only in
-base" or "only in change".
+base" or "only in change".  A test --not-covered lists (one a line: none
+of the functions whose code the change altered ran in it, ab.sh's
+attribution) reads "not covered" where it would read "same": nothing it
+ran changed, so its figure says nothing of the change.
 
 --format json gives the rows with each side's per-run samples, the
 header, the notes and, with --manifest, what ab.sh compared (its
@@ -299,6 +302,19 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
                           disturbed_notes(data, exact)), data
 
 
+def mark_uncovered(rows, tests):
+    """Rows of TESTS that read "same" read "not covered"; a note for one
+    that moved all the same."""
+    notes = []
+    for row in rows:
+        if row[0] in tests and row[5] == 'same':
+            row[5] = 'not covered'
+        elif row[0] in tests and not row[5].startswith('only'):
+            notes.append(f'{row[0]}: {row[5]}, but it ran none of the '
+                         'changed code')
+    return notes
+
+
 def manifest(path):
     """{key: value, or [values] of a repeated key} of FILE's lines."""
     found = {}
@@ -363,6 +379,8 @@ def main(argv=None):
     parser.add_argument('--alpha', type=float, default=ALPHA, metavar='A',
                         help='family-wise error rate of the timing tests '
                         f'(default {ALPHA:g})')
+    parser.add_argument('--not-covered', metavar='FILE',
+                        help='the tests that ran none of the changed code')
     parser.add_argument('--fail-on-slower', action='store_true',
                         help='exit 1 when a test is slower')
     args = parser.parse_args(argv)
@@ -381,6 +399,9 @@ def main(argv=None):
                                             args.alpha)
         extra = {'manifest': manifest(args.manifest)} if args.manifest \
             else {}
+        if args.not_covered:
+            with open(args.not_covered, encoding='utf-8') as lines:
+                notes += mark_uncovered(rows, lines.read().split())
     except ktap.KtapError as err:
         print(f'verdict.py: {err}', file=sys.stderr)
         return 2

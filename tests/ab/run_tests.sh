@@ -41,7 +41,8 @@ need_tools \
 	"/usr/lib/python3/dist-packages/scipy/stats/__init__.py python3-scipy" \
 	"/usr/lib/python3/dist-packages/numpy/__init__.py python3-numpy"
 PY=/usr/bin/python3
-FILES=("$REPO/ab/ktap.py" "$REPO/ab/verdict.py" "$TESTS_DIR/ab/test_verdict.py")
+FILES=("$REPO/ab/ktap.py" "$REPO/ab/verdict.py" "$REPO/ab/objdiff.py"
+       "$TESTS_DIR/ab/test_verdict.py")
 
 if ! "$PY" -c 'import numpy, scipy.stats' 2>/dev/null; then
 	not_ok "python3-scipy and python3-numpy are installed" "see $OUT/need-tools.log"
@@ -138,15 +139,25 @@ seq -f 'priv %g' 10 >"$tree/net/core/page_pool_priv.h"
 cat >"$tmp/bin/make" <<'STANDIN'
 #!/bin/bash
 # make -C TREE O=KDIR ...: a "kernel" of 72 instructions, one more per
-# nop in TREE's page_pool.c
+# nop in TREE's page_pool.c, and its object: page_pool_alloc_pages with
+# those nops, then page_pool_init, which they move but do not change
 while [ $# -gt 0 ]; do
 	case $1 in -C) tree=$2; shift ;; O=*) kdir=${1#O=} ;; esac
 	shift
 done
 echo "make $tree" >>"$FAKE_JOBS/calls"
-echo $((72 + $(grep -c nop "$tree/net/core/page_pool.c"))) >"$kdir/fake-insn"
+nops=$(grep -c nop "$tree/net/core/page_pool.c")
+echo $((72 + nops)) >"$kdir/fake-insn"
+mkdir -p "$kdir/net/core"
+{
+	echo 'void page_pool_alloc_pages(void) {'
+	yes 'asm volatile("nop");' | head -n "$nops"
+	echo '}'
+	echo 'void page_pool_init(void) { }'
+} | gcc -O2 -x c -c -o "$kdir/net/core/page_pool.o" -
 STANDIN
 chmod +x "$tmp/bin/make"
+FAKE_JOBS=$tmp "$tmp/bin/make" -C "$tree" O="$tmp/base"
 # mkdiff NAME SED-SCRIPT [FILE]: a git-style diff of FILE after SED-SCRIPT
 mkdiff()
 {
@@ -195,6 +206,10 @@ for case in noprefix:73 urn:73 delete:72 rename:72 thread:73; do
 	expect_grep "ab.sh --change $name: the change's build saw it ($insn insn)" \
 		"$tmp/ab-$name.log" "^no-softirq-page_pool01 .* ${insn}\.00[0-9]ns "
 done
+expect_grep "ab.sh --change nop: the table names the function whose code differs" \
+	"$tmp/out-noprefix/table.text" '^# code: 1 functions differ: page_pool_alloc_pages$'
+expect_grep "ab.sh --change rename: ... or that none does" \
+	"$tmp/out-rename/table.text" '^# code: no built function differs between the sides$'
 expect_grep "ab.sh --change thread: only its [PATCH] messages" \
 	"$tmp/out-thread/table.text" '^# change: 0001 [0-9a-f]{12} \[PATCH 1/2\] the first$'
 check "ab.sh --change thread: ... no reply, no cover letter" \
@@ -276,15 +291,15 @@ rm -rf "$tmp"
 
 if awk 'length > 79 { print FILENAME ":" FNR; bad = 1 } END { exit bad }' \
    "${FILES[@]}" >"$OUT/ab-len.log"; then
-	ok "ktap.py, verdict.py, test_verdict.py: lines of at most 79 characters"
+	ok "ktap.py, verdict.py, objdiff.py, test_verdict.py: lines of at most 79 characters"
 else
-	not_ok "ktap.py, verdict.py, test_verdict.py: lines of at most 79 characters" \
+	not_ok "ktap.py, verdict.py, objdiff.py, test_verdict.py: lines of at most 79 characters" \
 		"$(cat "$OUT/ab-len.log")"
 fi
 # The kernel source that tests/static fetches, when there
 ckp=$(pinned_source)/scripts/checkpatch.pl
 if [ -x "$ckp" ]; then
-	check "ktap.py, verdict.py, test_verdict.py: checkpatch --strict" \
+	check "ktap.py, verdict.py, objdiff.py, test_verdict.py: checkpatch --strict" \
 		"$ckp" --strict --quiet --no-tree -f "${FILES[@]}"
 else
 	echo "# no $ckp, checkpatch not run"

@@ -495,6 +495,21 @@ class Command(Case):
                               '--fail-on-slower')
         self.assertEqual(code, 0)
 
+    def test_not_covered(self):
+        """--not-covered: a listed test that reads "same" reads "not
+        covered"; a listed one that moved keeps its verdict, with a note"""
+        base = self.write('b', boots(0))
+        change = self.write('c', boots(1, {'lock': 1}))
+        listed = self.write('n', ['for_loop\nlock\n'])[0]
+        code, out, _ = self.cli('--base', *base, '--change', *change,
+                                '--not-covered', listed)
+        self.assertEqual(code, 0)
+        self.assertRegex(out, r'\nfor_loop +.* not covered\n')
+        self.assertRegex(out, r'\nlock +.* slower\n')
+        self.assertIn('note: lock: slower, but it ran none of the changed '
+                      'code', out)
+        self.assertRegex(out, r'\natomic_inc +.* same\n')
+
     def test_one_side_only(self):
         """a test one side lacks: its figure, "only in" that side"""
         new = [t.replace('ok 1 for_loop', 'ok 1 bh_new') for t in boots(1)]

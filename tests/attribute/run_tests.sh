@@ -6,7 +6,8 @@
 # runs outside them is left out), and vmtest/lib/insn_profile.py names a
 # canned job's blocks per function and element, checks each test's path
 # fingerprint (a page_pool test without its put fails), says which
-# functions moved between two jobs, and exits 2 on a job missing a file.
+# functions moved between two jobs and which tests ran none of a list of
+# changed functions (not covered), and exits 2 on a job missing a file.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -85,6 +86,15 @@ expect_rc "insn_profile.py --base --change: exit 0" 0 "$work/moved.log" \
 	"$PROF" --base "$job" --change "$work/lacks"
 expect_grep "... the function that moved, per element" "$work/moved.log" \
 	'^no-softirq-page_pool01: page_pool_put_unrefed_netmem -10\.00$'
+printf '%s\n' 'net/core/page_pool.o page_pool_refill_alloc_cache' >"$work/changed"
+expect_rc "insn_profile.py --changed: a function the test never ran, exit 0" 0 \
+	"$work/cov.log" "$PROF" --base "$job" --change "$job" \
+	--changed "$work/changed" --uncovered "$work/uncovered"
+check "... the test is not covered" test "$(cat "$work/uncovered")" = no-softirq-page_pool01
+echo 'net/core/page_pool.o page_pool_alloc_pages' >>"$work/changed"
+"$PROF" --base "$job" --change "$job" --changed "$work/changed" \
+	--uncovered "$work/uncovered" >"$work/cov.log" 2>&1
+check "... and one it ran makes it covered" test ! -s "$work/uncovered"
 rm "$work/lacks/kallsyms"
 expect_rc "insn_profile.py: a job without kallsyms: exit 2" 2 "$work/bad.log" \
 	"$PROF" "$work/lacks"

@@ -3,7 +3,8 @@
 """Where a deterministic run's instructions go, per test and function.
 
   insn_profile.py JOB                     the job's table
-  insn_profile.py --base JOB... --change JOB...   the functions that moved
+  insn_profile.py --base JOB... --change JOB... [--changed FILE --uncovered OUT]
+                                          the functions that moved
 
 A JOB is a vmtest.sh --attribute run's directory: insn.raw (the QEMU
 plugin's blocks per test, vmtest/plugin/insn_count.c), kallsyms (the
@@ -13,7 +14,9 @@ its KTAP, whose "Type:" lines name the tests in the order they printed
 and say how many elements each timed.  A block counts for the symbol at
 or below its start; calls are the executions of blocks that start a
 symbol.  Counts are per element; the check says which tests lack the
-functions their path needs (the path fingerprint).
+functions their path needs (the path fingerprint).  With --changed (the
+"OBJECT FUNCTION" lines of ab/objdiff.py), OUT gets the tests, one a
+line, in which no job ran any of those functions: not covered.
 """
 
 import argparse
@@ -193,24 +196,42 @@ def moved(base, change):
     return '\n'.join(lines) or 'no function moved by 0.05 insn/elem or more'
 
 
+def uncovered(profiles, changed):
+    """The tests in which no profile ran a function of CHANGED."""
+    tests = dict.fromkeys(t for prof in profiles for t in prof)
+    return [t for t in tests if not any(
+        f in prof[t][3] for prof in profiles if t in prof for f in changed)]
+
+
 def main(argv=None):
     """Entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('job', nargs='?')
     parser.add_argument('--base', nargs='+', metavar='JOB')
     parser.add_argument('--change', nargs='+', metavar='JOB')
+    parser.add_argument('--changed', metavar='FILE')
+    parser.add_argument('--uncovered', metavar='OUT')
     args = parser.parse_args(argv)
+    if bool(args.changed) != bool(args.uncovered):
+        parser.error('--changed and --uncovered go together')
     try:
         if args.base and args.change:
+            base = [profile(j) for j in args.base]
+            change = [profile(j) for j in args.change]
             print('per function, change - base, insn/elem:')
-            print(moved([profile(j) for j in args.base],
-                        [profile(j) for j in args.change]))
+            print(moved(base, change))
+            if args.changed:
+                funcs = {line.split()[-1] for line in
+                         read(args.changed).splitlines() if line.strip()}
+                with open(args.uncovered, 'w', encoding='utf-8') as out:
+                    out.writelines(f'{t}\n' for t in
+                                   uncovered(base + change, funcs))
             return 0
         if not args.job:
             parser.error('a JOB, or --base and --change')
         text, good = table(profile(args.job))
     except (ProfileError, subprocess.CalledProcessError, ValueError,
-            IndexError) as err:
+            IndexError, OSError) as err:
         print(f'insn_profile.py: {err}', file=sys.stderr)
         return 2
     print(text)
