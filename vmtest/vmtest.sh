@@ -534,7 +534,7 @@ record_result()
 	printf 'target=%s result=%s rc=%s seconds=%s accel=%s phase=%s job=%s\n' \
 		"$JOB_TARGET" "$(result_word "$1")" "${1/running/-}" \
 		$(($(date +%s) - JOB_START)) \
-		"$([ "$DETERMINISTIC" -eq 1 ] && echo icount || echo "$VMTEST_ACCEL")" \
+		"$(accel_name)" \
 		"$PHASE" "$JOB" >"$JOB/result.tmp" && mv "$JOB/result.tmp" "$JOB/result"
 }
 

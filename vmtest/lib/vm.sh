@@ -45,6 +45,12 @@ choose_accel()
 	fi
 }
 
+# accel_name: how the guest runs, for the job's records
+accel_name()
+{
+	[ "$DETERMINISTIC" -eq 1 ] && echo icount || echo "$VMTEST_ACCEL"
+}
+
 # vm_cpu: the guest's CPU model
 vm_cpu()
 {
@@ -107,7 +113,7 @@ run_vm()
 		rc=$?
 		# shellcheck disable=SC2046 # the version is a word
 		printf 'rc=%s\ntimeout=%s\nboot_timeout=%s\naccel=%s\ncpu=%s\nversion=%s\n' \
-			"$rc" "$VM_TIMEOUT" "$BOOT_TIMEOUT" "$VMTEST_ACCEL" \
+			"$rc" "$VM_TIMEOUT" "$BOOT_TIMEOUT" "$(accel_name)" \
 			"$(vm_cpu)" $("$QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/\1/p') \
 			>"$job/qemu"
 		crashed_booting "$rc" "$job" || break
