@@ -46,6 +46,8 @@ ab=$(dirname "$self")
 [ "${1:-}" != --ptr-ring ] || exec "$ab/ptr_ring.sh" "${@:2}"
 # shellcheck source-path=SCRIPTDIR source=patches.sh
 . "$ab/patches.sh"
+# shellcheck source-path=SCRIPTDIR source=boots.sh
+. "$ab/boots.sh"
 repo=$(dirname "$ab")
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
 . "$repo/vmtest/lib/record.sh"
@@ -271,54 +273,16 @@ code="$n functions differ: $(cut -d' ' -f2 "$out/changed-functions" | head -n 6 
 [ "$n" -gt 0 ] || code='no built function differs between the sides'
 echo "ab.sh: code: $code"
 
-# boot SIDE N: one boot of the side's kernel; its job directory in
-# $out/SIDE-N.job
-boot()
-{
-	local kdir=$base_kdir
-
-	[ "$1" = base ] || kdir=$change_kdir
-	"$vmtest" -t current --kdir "$kdir" "${mode[@]}" "${params[@]}" \
-		>"$out/$1-$2.log" 2>&1
-	sed -n 's/^vmtest: current: results in //p' "$out/$1-$2.log" |
-		tail -n 1 >"$out/$1-$2.job"
-}
-
-# started SIDE N PID: the boot is past building its selftests (the
-# module is built in the tree, for its side's kernel: one at a time) or
-# has ended
-started()
-{
-	until grep -q 'booting \|error' "$out/$1-$2.log" 2>/dev/null ||
-	      ! kill -0 "$3" 2>/dev/null; do
-		sleep 1
-	done
-}
-
 mode=(-D) what='deterministic: QEMU -icount, instruction counts'
 [ "$attribute" -eq 0 ] || mode+=(--attribute)
 if [ "$timing" -eq 1 ]; then
 	mode=() what='timings: KVM where it works, else QEMU TCG emulation (not hardware figures)'
 fi
-queue=()
-for i in $(seq "$boots"); do queue+=("base $i" "change $i"); done
 echo "ab.sh: $boots boots a side, $jobs at a time, $what"
 SECONDS=0
 failed=0
-while [ ${#queue[@]} -gt 0 ]; do
-	children=()
-	for _ in $(seq "$jobs"); do
-		[ ${#queue[@]} -gt 0 ] || break
-		# shellcheck disable=SC2086 # SIDE N
-		boot ${queue[0]} &
-		children+=($!)
-		# shellcheck disable=SC2086
-		started ${queue[0]} "$!"
-		queue=("${queue[@]:1}")
-	done
-	for c in "${children[@]}"; do wait "$c" || failed=1; done
-done
-children=()
+boot_all "$out" "$boots" "$jobs" base="$base_kdir" change="$change_kdir" -- \
+	"${mode[@]}" "${params[@]}" || failed=1
 echo "ab.sh: booted in $SECONDS s"
 [ "$failed" -eq 0 ] ||
 	echo "ab.sh: a boot failed; its log is in $out (the table is of what ran)" >&2

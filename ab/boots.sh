@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# Boot kernels alternately with the runner, a few at a time: one job
+# directory per boot, for ab.sh's two sides and git.sh's commits alike.
+# shellcheck shell=bash disable=SC2154 # vmtest: the caller's runner
+
+# boot_one OUT NAME N KDIR ARG...: one boot of KDIR by the runner
+# ($vmtest), its log in OUT/NAME-N.log and its job directory's path in
+# OUT/NAME-N.job
+boot_one()
+{
+	local out=$1 name=$2 n=$3 kdir=$4
+
+	shift 4
+	"$vmtest" -t current --kdir "$kdir" "$@" >"$out/$name-$n.log" 2>&1
+	sed -n 's/^vmtest: current: results in //p' "$out/$name-$n.log" |
+		tail -n 1 >"$out/$name-$n.job"
+}
+
+# booting LOG PID: wait until the boot is past building its selftests
+# (the module is built in the runner's tree for its kernel: one at a
+# time) or has ended
+booting()
+{
+	until grep -q 'booting \|error' "$1" 2>/dev/null ||
+	      ! kill -0 "$2" 2>/dev/null; do
+		sleep 1
+	done
+}
+
+# boot_all OUT BOOTS JOBS NAME=KDIR... -- ARG...: BOOTS boots of each
+# kernel, alternated (the first of each, then the second of each...),
+# JOBS at a time; the PIDs in 'children' for an interrupt handler.
+# Fails when a boot failed.
+boot_all()
+{
+	local out=$1 boots=$2 jobs=$3 i side failed=0 c name n kdir
+	local -a sides=() queue=()
+
+	shift 3
+	while [ "$1" != -- ]; do sides+=("$1"); shift; done
+	shift
+	for i in $(seq "$boots"); do
+		for side in "${sides[@]}"; do queue+=("${side%%=*} $i ${side#*=}"); done
+	done
+	while [ ${#queue[@]} -gt 0 ]; do
+		children=()
+		for _ in $(seq "$jobs"); do
+			[ ${#queue[@]} -gt 0 ] || break
+			read -r name n kdir <<<"${queue[0]}"
+			queue=("${queue[@]:1}")
+			boot_one "$out" "$name" "$n" "$kdir" "$@" &
+			children+=($!)
+			booting "$out/$name-$n.log" "$!"
+		done
+		for c in "${children[@]}"; do wait "$c" || failed=1; done
+	done
+	children=()
+	return "$failed"
+}
