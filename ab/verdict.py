@@ -57,6 +57,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 import warnings
 
 try:
@@ -119,6 +120,7 @@ def disturbed_notes(data, exact):
     resolution above its lowest: disturbed, not its figure."""
     notes = []
     for name, (before, after, unit) in data.items():
+        unit = 'insn' if exact[name] else unit
         for side, values in (('base', before), ('change', after)):
             high = [f'{i + 1} (+{v - min(values):.3f})'
                     for i, v in enumerate(values)
@@ -288,12 +290,15 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
             before, after = min(before), min(after)
         else:
             before, after = np.mean(before), np.mean(after)
+        # under -icount shift=0 a nanosecond is an instruction
+        unit = 'insn' if deterministic and unit == 'ns' else unit
         rows.append([name, f'{before:.3f}{unit}', f'{after:.3f}{unit}',
                      f'{after - before:+.3f}',
                      f'{100 * (after - before) / before:+.2f}%'
                      if before else '-', verdicts[name]])
     rows += one_sided(base, change)
-    rules = sorted({(d[2], exact[n]) for n, d in data.items()})
+    rules = sorted({('insn' if deterministic else d[2], exact[n])
+                    for n, d in data.items()})
     header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
               '; '.join(f'unit {u}, {rule(e, margin, alpha)}'
                         for u, e in rules))
@@ -351,10 +356,18 @@ def render(rows, header, notes, fmt):
             '|' + '---|' * 5 + '---|'] + [
             '| ' + ' | '.join(r) + ' |' for r in rows]
         return '\n'.join(lines) + '\n'
+    # One unit for the whole table: the header says it
+    units = {re.sub(r'^[-+\d.]+', '', c) for r in rows for c in r[1:3]}
+    if len(units - {'-'}) == 1:
+        unit = (units - {'-'}).pop()
+        rows = [[r[0]] + [c.removesuffix(unit) for c in r[1:3]] + r[3:]
+                for r in rows]
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(6)]
-    lines = [header] + ['note: ' + n for n in notes] + [
-        '  '.join(c.ljust(w) if i in (0, 5) else c.rjust(w)
-                  for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    lines = [textwrap.fill(line, 79, subsequent_indent='  ',
+                           break_on_hyphens=False)
+             for line in [header] + ['note: ' + n for n in notes]] + [
+        ' '.join(c.ljust(w) if i in (0, 5) else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(r, widths))).rstrip()
         for r in [head] + rows]
     return '\n'.join(lines) + '\n'
 
