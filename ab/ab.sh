@@ -11,6 +11,7 @@
 # usage: ab/ab.sh --change PATCH [--change PATCH]... [options]
 #        ab/ab.sh --base-kdir DIR --change-kdir DIR [options]
 #        ab/ab.sh --ptr-ring ...  ptr_ring.h natively (ab/ptr_ring.sh --help)
+#        ab/ab.sh --tree DIR ...  commits of a git tree (ab/git.sh --help)
 #   --change PATCH      a patch, an mbox (its [PATCH] messages in series
 #                       order) or a directory of format-patch files,
 #                       applied as git applies them (repeatable, in order)
@@ -44,6 +45,7 @@ set -u
 self=$(realpath "$0")
 ab=$(dirname "$self")
 [ "${1:-}" != --ptr-ring ] || exec "$ab/ptr_ring.sh" "${@:2}"
+for a in "$@"; do [ "$a" != --tree ] || exec "$ab/git.sh" "$@"; done
 # shellcheck source-path=SCRIPTDIR source=patches.sh
 . "$ab/patches.sh"
 # shellcheck source-path=SCRIPTDIR source=boots.sh

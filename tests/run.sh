@@ -41,7 +41,8 @@ runner_timing quick 600
 static quick 900
 runner_tree quick 600
 ptr_ring quick 1200
-ab quick 120
+ab quick 300
+ab_git quick 300
 attribute quick 300
 driver quick 600
 series quick 1500

@@ -1,0 +1,282 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What commits of a kernel git tree cost: each commit built (the runner's
+# profile config, incrementally, in a clone in the cache: the tree is
+# never written), booted in deterministic mode with the project's own
+# benchmark built against it (the runner's --kdir), and its figures kept
+# in a store in the cache, so that a commit is measured once.
+#
+# usage: ab/ab.sh --tree DIR --base REV --change REV [options]
+#        ab/ab.sh --tree DIR --range A..B [options]
+#        ab/ab.sh --tree DIR --bisect A..B [--test NAME] [options]
+#        ab/ab.sh --tree DIR --report A..B [options]
+#   --tree DIR        a kernel git tree; REVs are anything git rev-parse
+#                     takes there; only committed states are measured
+#   --base/--change   two commits: the before/after table
+#   --range A..B      A and every commit of A..B, cumulative: a column
+#                     per commit, what each changed, and the plot
+#                     (OUT/range.png, .svg)
+#   --bisect A..B     the first commit of A..B whose figures differ from
+#                     A's (on --test NAME, or on any test), in about
+#                     log2 of the commits' builds; a commit that does not
+#                     build is skipped
+#   --report A..B     the range's table and plot from the store, nothing
+#                     built or booted
+#   -n, --boots N     boots a commit (default 3)
+#   -j, --jobs N      boots at a time (default: the CPUs)
+#   --profile P       the config: distro (default) or tiny, as the runner's
+#   -p, --param K=V   benchmark module parameter (vmtest.sh -p)
+#   --dma D           the DMA layer of the *_dma tests (vmtest.sh --dma)
+#   -o, --out DIR     the boots' logs and the tables (default:
+#                     CACHE/ab/DATE-PID)
+# Exit: 0; 1 when a boot failed; 2 on bad input, before anything is built.
+
+set -u
+self=$(realpath "$0")
+ab=$(dirname "$self")
+repo=$(dirname "$ab")
+# shellcheck source-path=SCRIPTDIR source=boots.sh
+. "$ab/boots.sh"
+# The runner's configuration steps (make_config, missing_options, hash_of)
+VMTEST_DIR=$repo/vmtest KARCH=x86_64
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
+. "$repo/vmtest/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/kbuild.sh
+. "$repo/vmtest/lib/kbuild.sh"
+# git never writes the tree's index when it only reads
+export GIT_OPTIONAL_LOCKS=0
+vmtest=${AB_VMTEST:-$repo/vmtest/vmtest.sh}	# tests give a stand-in
+cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
+BENCH=(tools/testing/selftests/net/bench tools/testing/selftests/ptr_ring)
+
+die()
+{
+	echo "ab.sh: $*" >&2
+	exit 2
+}
+
+usage()
+{
+	sed -n '9,/^$/{/^$/d;p}' "$self" | cut -c3- >&2
+	exit 2
+}
+
+tree='' base='' change='' range='' mode='' test='' boots=3 jobs=''
+profile=distro params=() out=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tree) tree=${2:-}; shift ;;
+	--base) base=${2:-}; shift ;;
+	--change) change=${2:-}; shift ;;
+	--range | --bisect | --report)
+		[ -z "$mode" ] || die "$1: one of --range, --bisect, --report"
+		mode=${1#--} range=${2:-}; shift ;;
+	--test) test=${2:-}; shift ;;
+	-n | --boots) boots=${2:-}; shift ;;
+	-j | --jobs) jobs=${2:-}; shift ;;
+	--profile) profile=${2:-}; shift ;;
+	-p | --param) params+=(-p "${2:-}"); shift ;;
+	--dma) params+=(--dma "${2:-}"); shift ;;
+	-o | --out) out=${2:-}; shift ;;
+	-h | --help) usage ;;
+	*) echo "ab.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+	shift
+done
+
+# Every input checked before anything is built
+top=$(git -C "$tree" rev-parse --show-toplevel 2>/dev/null)
+if [ -z "$top" ] || [ "$top" != "$(realpath "$tree")" ]; then
+	die "--tree: not a git tree (the top of one): '$tree'"
+fi
+tree=$top
+[[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots needs a number, not '$boots'"
+jobs=${jobs:-$(nproc)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number, not '$jobs'"
+case $profile in distro | tiny) ;; *) die "--profile: distro or tiny" ;; esac
+
+# resolve REV: its commit's full hash
+resolve()
+{
+	git -C "$tree" rev-parse --verify --quiet "$1^{commit}" ||
+		die "'$1' is no commit in $tree"
+}
+
+if [ -z "$mode" ]; then
+	if [ -z "$base" ] || [ -z "$change" ]; then
+		die "give --base REV and --change REV, --range, --bisect or --report A..B"
+	fi
+	commits=("$(resolve "$base")" "$(resolve "$change")") || exit 2
+else
+	[ -z "$base$change" ] || die "--$mode takes A..B, not --base or --change"
+	[[ $range == ?*..?* ]] || die "--$mode needs A..B, not '$range'"
+	first=$(resolve "${range%%..*}") && last=$(resolve "${range#*..}") ||
+		exit 2
+	mapfile -t commits < <(git -C "$tree" rev-list --reverse "$first..$last")
+	[ ${#commits[@]} -gt 0 ] || die "$range: no commits"
+	commits=("$first" "${commits[@]}")
+fi
+[ -z "$test" ] || [ "$mode" = bisect ] || die "--test goes with --bisect"
+[ -z "$test" ] || grep -rqF -- "\"$test\"" "${BENCH[@]/#/$repo/}" ||
+	die "--test: no test of the benchmark is named '$test'"
+[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
+	echo "ab.sh: $tree has uncommitted changes: not measured (committed states only)"
+
+out=${out:-$cache/ab/$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$out" || die "cannot make $out"
+out=$(realpath "$out")
+children=()
+# shellcheck disable=SC2317 # a trap handler
+stop()
+{
+	trap '' INT TERM
+	[ ${#children[@]} -eq 0 ] || kill "${children[@]}" 2>/dev/null
+	wait
+	echo "ab.sh: interrupted" >&2
+	exit 130
+}
+trap stop INT TERM
+
+# The store: a commit's figures under what else made them (the profile's
+# fragments, the benchmark's files, the parameters, the tools, QEMU)
+mapfile -t frags < <(echo "$VMTEST_DIR/config/vm.config"
+	echo "$VMTEST_DIR/config/$KARCH.config"
+	[ "$profile" = tiny ] || echo "$VMTEST_DIR/config/$profile.config"
+	for d in "${BENCH[@]}"; do [ ! -f "$repo/$d/config" ] || echo "$repo/$d/config"; done)
+env_key=$({ cat "${frags[@]}"
+	find "${BENCH[@]/#/$repo/}" "$VMTEST_DIR/guest" -type f | sort | xargs cat
+	echo "${params[*]}"; build_tools 2>/dev/null
+	qemu-system-x86_64 --version 2>/dev/null | head -n 1; } | hash_of)
+store=$cache/ab/store/$env_key
+work=$cache/ab/git/$(echo "$tree" | hash_of)-$profile
+src=$work/src kdir=$work/build
+
+# measured SHA: whether the store has BOOTS boots of SHA
+measured()
+{
+	[ "$(find "$store/$1" -maxdepth 1 -name 'boot-*' 2>/dev/null | wc -l)" -ge "$boots" ]
+}
+
+# build SHA: the commit built in kdir, incrementally from the last commit
+# built there; fails (its log kept in the store) when it does not build
+build()
+{
+	local sha=$1 log=$store/$1/build.log missing
+
+	mkdir -p "$store/$sha"
+	git -C "$tree" log -1 --format=%s "$sha" >"$store/$sha/subject"
+	if [ ! -d "$src/.git" ]; then
+		rm -rf "$work"
+		git clone -q --shared --no-checkout "$tree" "$src" ||
+			die "cannot clone $tree into $work"
+	fi
+	git -C "$src" checkout -q --force --detach "$sha" 2>"$log" || return 1
+	echo "ab.sh: building $(git -C "$tree" log -1 --format='%h %s' "$sha")"
+	SECONDS=0
+	if [ "$(cat "$kdir/.ab-frags" 2>/dev/null)" != "$env_key" ]; then
+		rm -rf "$kdir" && mkdir -p "$kdir" &&
+		make_config "$src" "$kdir" "ARCH=$KARCH" "${frags[@]}" >>"$log" 2>&1 ||
+			return 1
+		echo "$env_key" >"$kdir/.ab-frags"
+	fi
+	make -C "$src" O="$kdir" ARCH="$KARCH" olddefconfig >>"$log" 2>&1 &&
+	flock "$KBUILD_LOCK" make -C "$src" O="$kdir" ARCH="$KARCH" \
+		-j"$(nproc)" bzImage modules >>"$log" 2>&1 || return 1
+	missing=$(KTREE=$src missing_options "$kdir/.config" "${frags[@]}" | xargs)
+	[ -z "$missing" ] ||
+		echo "ab.sh:   not in its .config (the tree lacks them): $missing"
+	cp "$kdir/.config" "$store/$sha/config"
+	echo "ab.sh:   built in $SECONDS s"
+}
+
+# measure SHA: the commit's boots in the store, unless there already;
+# fails when it does not build or no boot left a job
+measure()
+{
+	local sha=$1 i job
+
+	measured "$sha" && return 0
+	[ ! -f "$store/$sha/no-build" ] || return 1
+	if ! build "$sha"; then
+		touch "$store/$sha/no-build"
+		echo "ab.sh:   does not build: skipped (see $store/$sha/build.log)"
+		return 1
+	fi
+	builds=$((builds + 1))
+	rm -f "$out/${sha:0:12}"-*.job
+	boot_all "$out" "$boots" "$jobs" "${sha:0:12}=$kdir" -- -D "${params[@]}" ||
+		failed=1
+	for i in $(seq "$boots"); do
+		job=$(cat "$out/${sha:0:12}-$i.job" 2>/dev/null)
+		[ -d "$job/ktap" ] || continue
+		rm -rf "$store/$sha/boot-$i"
+		mkdir -p "$store/$sha/boot-$i" &&
+		cp -r "$job/ktap" "$store/$sha/boot-$i/" &&
+		cp "$job/qemu" "$store/$sha/boot-$i/" 2>/dev/null
+	done
+	measured "$sha" || { failed=1; return 1; }
+}
+
+mkdir -p "$(dirname "$work")" || die "cannot make $(dirname "$work")"
+exec 9>"$work.lock"
+flock 9
+builds=0 failed=0
+case $mode in
+'')
+	for sha in "${commits[@]}"; do
+		measure "$sha" || die "$(git -C "$tree" log -1 --format='%h %s' "$sha"): not measured"
+	done
+	"$ab/verdict.py" --base "$store/${commits[0]}"/boot-* \
+		--change "$store/${commits[1]}"/boot-* --deterministic |
+		tee "$out/table.text"
+	;;
+range | report)
+	if [ "$mode" = range ]; then
+		for sha in "${commits[@]}"; do measure "$sha"; done
+	fi
+	"$ab/range.py" table --out "$out" "${commits[@]/#/$store/}" |
+		tee "$out/table.text"
+	;;
+bisect)
+	# The first commit whose figures differ from the first's: lo is
+	# known the same, hi differs (the last is taken to until a commit
+	# is seen to differ, then measured to be sure)
+	measure "${commits[0]}" || die "${range%%..*} itself cannot be measured"
+	lo=0 hi=$((${#commits[@]} - 1)) seen=0 skip=()
+	while :; do
+		if [ $((hi - lo)) -le 1 ] && [ "$seen" -eq 0 ]; then
+			mid=$hi
+		elif [ $((hi - lo)) -le 1 ]; then
+			break
+		else
+			mid=$(((lo + hi) / 2))
+		fi
+		# a commit that does not build: the nearest one between that
+		# does, as git bisect skip
+		found=''
+		for step in 0 1 -1 2 -2 3 -3 4 -4; do
+			i=$((mid + step))
+			if [ "$i" -le "$lo" ] || [ "$i" -gt "$hi" ]; then continue; fi
+			measure "${commits[i]}" && found=$i && break
+			skip+=("$(git -C "$tree" log -1 --format=%h "${commits[i]}")")
+		done
+		[ -n "$found" ] ||
+			die "no commit after $(git -C "$tree" log -1 --format=%h "${commits[lo]}") up to $(git -C "$tree" log -1 --format=%h "${commits[hi]}") could be measured"
+		mid=$found
+		"$ab/range.py" differs ${test:+--test "$test"} \
+			"$store/${commits[0]}" "$store/${commits[mid]}"
+		case $? in
+		0) hi=$mid seen=1 ;;
+		1) [ "$mid" -lt "$hi" ] || { echo "ab.sh: no commit of $range moves ${test:-any test}"; exit 0; }
+		   lo=$mid ;;
+		*) die "$(git -C "$tree" log -1 --format=%h "${commits[mid]}"): its figures neither differ from nor equal the first's: run with more --boots" ;;
+		esac
+	done
+	echo "ab.sh: first commit that moves ${test:-a test}: $(git -C "$tree" log -1 --format='%H %s' "${commits[hi]}")"
+	echo "ab.sh: $builds builds, $((builds * boots)) boots${skip[*]:+, skipped (do not build): ${skip[*]}}"
+	"$ab/range.py" table --out "$out" "$store/${commits[lo]}" \
+		"$store/${commits[hi]}" | tee "$out/table.text"
+	;;
+esac
+echo "ab.sh: $out"
+exit "$failed"
