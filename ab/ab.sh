@@ -195,7 +195,7 @@ facts()
 
 	[ ! -f "$out/$1-1.job" ] || mapfile -t runs < <(cat "$out/$1"-*.job)
 	echo "$1: $2"
-	echo "$1 compiler: $(sed -n 's/.*LINUX_COMPILER "\(.*\)"/\1/p' "$2/include/generated/compile.h" 2>/dev/null)"
+	echo "$1 compiler: $(sed -n 's/^CONFIG_\(CC_VERSION_TEXT\|LD_VERSION\|PAHOLE_VERSION\)=//p' "$2/.config" | paste -sd ' ')"
 	echo "$1 .config: $(sha256sum <"$2/.config" | cut -c1-16)"
 	[ ${#runs[@]} -gt 0 ] || return 0
 	for key in cpu version; do

@@ -113,15 +113,16 @@ expect_rc "ab.sh: sides booted on different CPU models are refused, exit 2" 2 \
 expect_grep "ab.sh: ... naming both" "$tmp/ab-cpu.log" \
 	"differ in qemu cpu: base 'Fake-Server', change 'Other-Server'"
 rm "$tmp/change/fake-cpu"
-mkdir -p "$tmp/base/include/generated" "$tmp/change/include/generated"
-echo '#define LINUX_COMPILER "gcc (Debian 12.2.0-14) 12.2.0"' >"$tmp/base/include/generated/compile.h"
-echo '#define LINUX_COMPILER "gcc (Debian 14.2.0-19) 14.2.0"' >"$tmp/change/include/generated/compile.h"
+cp "$tmp/base/.config" "$tmp/config"
+echo 'CONFIG_CC_VERSION_TEXT="gcc (Debian 12.2.0-14) 12.2.0"' >>"$tmp/base/.config"
+echo 'CONFIG_CC_VERSION_TEXT="gcc (Debian 14.2.0-19) 14.2.0"' >>"$tmp/change/.config"
 expect_rc "ab.sh: sides built by different compilers are refused before booting, exit 2" 2 \
 	"$tmp/ab-cc.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change" -o "$tmp/out-cc"
 expect_grep "ab.sh: ... naming both" "$tmp/ab-cc.log" \
-	"differ in compiler: base 'gcc .*12.2.0', change 'gcc .*14.2.0'"
+	"differ in compiler: base '\"gcc .*12.2.0\"', change '\"gcc .*14.2.0\"'"
 check "ab.sh: ... and nothing booted" test ! -e "$tmp/out-cc/base-1.log"
-rm -r "$tmp/base/include" "$tmp/change/include"
+cp "$tmp/config" "$tmp/base/.config"
+cp "$tmp/config" "$tmp/change/.config"
 expect_rc "ab.sh: a side without a .config is refused, exit 2" 2 \
 	"$tmp/ab-nocfg.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/nocfg"
 expect_grep "ab.sh: ... saying it is not recorded" "$tmp/ab-nocfg.log" \
