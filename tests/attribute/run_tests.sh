@@ -6,8 +6,10 @@
 # runs outside them is left out), and vmtest/lib/insn_profile.py names a
 # canned job's blocks per function and element, checks each test's path
 # fingerprint (a page_pool test without its put fails), says which
-# functions moved between two jobs and which tests ran none of a list of
-# changed functions (not covered), and exits 2 on a job missing a file.
+# functions and events moved between two jobs and which tests ran none of
+# a list of changed functions (not covered), and exits 2 on a job
+# missing a file; the plugin counts a marked program's locked operations,
+# fences, calls, returns, indirect calls and string bytes exactly.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -50,6 +52,22 @@ elif [ -f "$plugin" ]; then
 	not_ok "the marked program builds" "$(cat "$work/cc.log")"
 fi
 
+# The events: per iteration one locked add, one mfence, a direct and an
+# indirect call with their returns, a rep stosb of 4096 bytes
+if [ -f "$plugin" ] &&
+   cc -O1 -static -o "$work/events" "$TESTS_DIR/attribute/events.c" 2>"$work/cc.log"; then
+	qemu-x86_64 -plugin "$plugin,out=$work/events.raw" "$work/events"
+	events=$(awk '$1 != "test" { for (i = 4; i <= 12; i++) k[i] += $i }
+		END { for (i = 4; i <= 10; i++) printf "%d ", k[i] / 1000 }' "$work/events.raw")
+	check "the plugin's events per iteration: locked 1, fences 1, calls 2, rets 2, indirect 1, string elements 4096 and bytes 4096 ($events)" \
+		test "$events" = "1 1 2 2 1 4096 4096 "
+	# shellcheck disable=SC2016 # awk's fields
+	check "... and at least the 4096 stores of the rep stosb" \
+		awk '$1 != "test" { s += $12 } END { exit !(s >= 4096000) }' "$work/events.raw"
+elif [ -f "$plugin" ]; then
+	not_ok "the events program builds" "$(cat "$work/cc.log")"
+fi
+
 # A canned job: kernel symbols, a module (an object of two functions)
 # loaded at 0xffffffffc0000000, the plugin's blocks of one test.
 job=$work/job
@@ -86,6 +104,17 @@ expect_rc "insn_profile.py --base --change: exit 0" 0 "$work/moved.log" \
 	"$PROF" --base "$job" --change "$work/lacks"
 expect_grep "... the function that moved, per element" "$work/moved.log" \
 	'^no-softirq-page_pool01: page_pool_put_unrefed_netmem -10\.00$'
+cp -r "$job" "$work/locked"
+awk '$1 == "test" { print; next } { print $0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }' \
+	"$job/insn.raw" >"$work/locked/insn.raw"
+cp -r "$work/locked" "$work/locked1"
+sed -i '/^ffffffff81001300/d; $a ffffffff81001300 1 100 100 0 0 0 0 0 0 100 0' \
+	"$work/locked1/insn.raw"
+"$PROF" --base "$work/locked" --change "$work/locked1" >"$work/ev.log" 2>&1
+expect_grep "insn_profile.py --base --change: a locked operation more per element, named" \
+	"$work/ev.log" '^no-softirq-page_pool01 events/elem: locked \+1\.00, loads \+1\.00$'
+expect_grep "... and a job without events says so" "$work/moved.log" \
+	'^no-softirq-page_pool01 events: not counted on a side$'
 printf '%s\n' 'net/core/page_pool.o page_pool_refill_alloc_cache' >"$work/changed"
 expect_rc "insn_profile.py --changed: a function the test never ran, exit 0" 0 \
 	"$work/cov.log" "$PROF" --base "$job" --change "$job" \

@@ -13,8 +13,10 @@ it was loaded), the module it loaded (install/.../bench_page_pool.ko) and
 its KTAP, whose "Type:" lines name the tests in the order they printed
 and say how many elements each timed.  A block counts for the symbol at
 or below its start; calls are the executions of blocks that start a
-symbol.  Counts are per element; the check says which tests lack the
-functions their path needs (the path fingerprint).  With --changed (the
+symbol.  Each test also has its events (the plugin's locked operations,
+fences, calls, returns, indirect branches, string elements and bytes,
+loads and stores).  Counts are per element; the check says which tests
+lack the functions their path needs (the path fingerprint).  With --changed (the
 "OBJECT FUNCTION" lines of ab/objdiff.py), OUT gets the tests, one a
 line, in which no job ran any of those functions: not covered.
 """
@@ -44,6 +46,9 @@ FINGERPRINT = (
     (r'page_pool03_dma', r'^dma_unmap_page_attrs$', 0.99, None),
 )
 MOVED = 0.05            # insn/elem: a smaller difference is not shown
+# The plugin's event counts after a block's executions, in its order
+EVENTS = ('locked', 'fences', 'calls', 'rets', 'indirect',
+          'string elements', 'string bytes', 'loads', 'stores')
 
 
 class ProfileError(Exception):
@@ -115,8 +120,8 @@ def add_block(funcs, syms, addrs, field):
 
 
 def profile(job):
-    """{test: (elements, figure, named share, {symbol: (insn, calls)})},
-    per element."""
+    """{test: [elements, figure, named share, {symbol: (insn, calls)},
+    [events] or None when the plugin counted none]}, per element."""
     syms = symbols(job)
     addrs = [a for a, _ in syms]
     order = tests_of(job)
@@ -127,16 +132,29 @@ def profile(job):
             if int(field[1]) > len(order):
                 raise ProfileError(f'{job}: more tests counted than printed')
             name, elems, figure = order[int(field[1]) - 1]
-            per = result[name] = [elems, figure, 0, {}]
+            per = result[name] = [elems, figure, 0, {}, [0] * len(EVENTS)]
             continue
         if per is None:
             raise ProfileError(f'{job}/insn.raw: a block before any test')
         add_block(per[3], syms, addrs, field)
+        if per[4] is not None and len(field) == 3 + len(EVENTS):
+            per[4] = [a + int(b) for a, b in zip(per[4], field[3:])]
+        else:
+            per[4] = None
     for per in result.values():
         total = sum(i for i, _ in per[3].values())
         per[2] = 1 - per[3].get('?', (0, 0))[0] / total if total else 0
         per[3] = {s: (i / per[0], c / per[0]) for s, (i, c) in per[3].items()}
+        if per[4] is not None:
+            per[4] = [e / per[0] for e in per[4]]
     return result
+
+
+def event_words(events, fmt='{:.3f}'):
+    """A test's events per element in words."""
+    if events is None:
+        return 'not counted (the plugin wrote none)'
+    return ', '.join(f'{e} {fmt.format(v)}' for e, v in zip(EVENTS, events))
 
 
 def fingerprint(name, funcs):
@@ -156,7 +174,7 @@ def fingerprint(name, funcs):
 def table(prof, top=8):
     """The job's table, and whether every fingerprint holds."""
     lines, good = [], True
-    for name, (elems, figure, named, funcs) in prof.items():
+    for name, (elems, figure, named, funcs, events) in prof.items():
         total = sum(i for i, _ in funcs.values())
         lacks = fingerprint(name, funcs)
         good &= not lacks
@@ -168,6 +186,7 @@ def table(prof, top=8):
                                          key=lambda kv: -kv[1][0])[:top]:
             lines.append(f'  {sym:40} {insn:9.3f} insn/elem '
                          f'{calls:7.3f} calls/elem')
+        lines.append(f'  events/elem: {event_words(events)}')
     return '\n'.join(lines), good
 
 
@@ -175,7 +194,7 @@ def mean(profiles):
     """{(test, symbol): mean insn/elem} over the jobs' profiles."""
     sums = {}
     for prof in profiles:
-        for name, (_, _, _, funcs) in prof.items():
+        for name, (_, _, _, funcs, _) in prof.items():
             for sym, (insn, _) in funcs.items():
                 sums[name, sym] = sums.get((name, sym), 0) + insn
     return {k: v / len(profiles) for k, v in sums.items()}
@@ -193,7 +212,28 @@ def moved(base, change):
         diff = [f'{sym} {d:+.2f}' for d, sym in diff if abs(d) >= MOVED]
         if diff:
             lines.append(f'{test}: ' + ', '.join(diff))
+    lines += events_moved(base, change)
     return '\n'.join(lines) or 'no function moved by 0.05 insn/elem or more'
+
+
+def events_moved(base, change):
+    """Per test, the events per element that moved, or that were not
+    counted on a side."""
+    lines = []
+    tests = dict.fromkeys(t for prof in base + change for t in prof)
+    for test in tests:
+        sides = [[prof[test][4] for prof in profs if test in prof]
+                 for profs in (base, change)]
+        if any(e is None for side in sides for e in side):
+            lines.append(f'{test} events: not counted on a side')
+            continue
+        before, after = ([sum(v) / len(side) for v in zip(*side)]
+                         for side in sides)
+        words = [f'{e} {b - a:+.2f}' for e, a, b in
+                 zip(EVENTS, before, after) if abs(b - a) >= MOVED]
+        if words:
+            lines.append(f'{test} events/elem: ' + ', '.join(words))
+    return lines
 
 
 def uncovered(profiles, changed):

@@ -9,9 +9,18 @@
  * execution counts in full where it starts, so a marker's own block adds
  * or loses a few instructions a chunk.
  *
+ * Each block also counts the events instructions do not show: its locked
+ * read-modify-writes, fences and serialising instructions, calls, returns
+ * and indirect branches (known from the instructions' bytes, counted as
+ * each runs), its rep-prefixed string
+ * instructions' elements and bytes (cmps counted per operand read) and
+ * its memory loads and stores (QEMU's memory callbacks, inline).
+ *
  * Output (out=FILE), as each test's figure is printed: a line "test N",
- * then "VADDR INSNS EXECS" for every block that ran in its chunks; the
- * blocks of one address may repeat (retranslation).
+ * then "VADDR INSNS EXECS LOCKED FENCES CALLS RETS INDIRECT STRING BYTES
+ * LOADS STORES" for every block that ran in its chunks (INSNS per
+ * execution, the rest summed over the chunks); the blocks of one address
+ * may repeat (retranslation).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,8 +33,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 enum { MARK_BEGIN = 1, MARK_END = 2, MARK_PRINT = 3 };
 
+/* What a block counts as it runs, each with its value at a chunk's start
+ * and its sum over the test's chunks: its executions, then its
+ * instructions' events */
+enum { EXECS, LOCKED, FENCES, CALLS, RETS, INDIRECT, STRING, BYTES, LOADS,
+       STORES, NCOUNT };
+
 struct block {
-	uint64_t vaddr, execs, base, acc;
+	uint64_t vaddr, now[NCOUNT], base[NCOUNT], acc[NCOUNT];
 	uint32_t insns;
 	struct block *next;
 };
@@ -51,25 +66,96 @@ static void on_marker(unsigned int cpu, void *udata)
 {
 	struct block *b;
 
+	int i;
+
 	switch ((uintptr_t)udata) {
 	case MARK_BEGIN:
 		for (b = blocks; b; b = b->next)
-			b->base = b->execs;
+			memcpy(b->base, b->now, sizeof(b->now));
 		break;
 	case MARK_END:
 		for (b = blocks; b; b = b->next)
-			b->acc += b->execs - b->base;
+			for (i = 0; i < NCOUNT; i++)
+				b->acc[i] += b->now[i] - b->base[i];
 		break;
 	case MARK_PRINT:	/* the chunks so far were this test's */
 		fprintf(out, "test %u\n", ++test);
 		for (b = blocks; b; b = b->next) {
-			if (b->acc)
-				fprintf(out, "%" PRIx64 " %u %" PRIu64 "\n",
-					b->vaddr, b->insns, b->acc);
-			b->acc = 0;
+			for (i = 0; i < NCOUNT && !b->acc[i]; i++)
+				;
+			if (i == NCOUNT)
+				continue;
+			fprintf(out, "%" PRIx64 " %u", b->vaddr, b->insns);
+			for (i = 0; i < NCOUNT; i++)
+				fprintf(out, " %" PRIu64, b->acc[i]);
+			fputc('\n', out);
+			memset(b->acc, 0, sizeof(b->acc));
 		}
 		break;
 	}
+}
+
+static int segment_or_address_prefix(uint8_t c)
+{
+	return c == 0x26 || c == 0x2e || c == 0x36 || c == 0x3e ||
+	       c == 0x64 || c == 0x65 || c == 0x67;
+}
+
+/*
+ * The x86-64 instruction's events (1 << LOCKED...), its legacy prefixes
+ * and REX skipped. Sets *size to a rep-prefixed string instruction's
+ * element size and *rw to the memory access that counts its elements.
+ */
+static unsigned int classify(struct qemu_plugin_insn *insn,
+			     unsigned int *size, enum qemu_plugin_mem_rw *rw)
+{
+	const uint8_t *p = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn), i = 0;
+	int rep = 0, opsize = 0, wide = 0;
+	unsigned int kinds = 0, reg;
+
+	for (; i < n; i++) {
+		if (p[i] == 0xf0)
+			kinds |= 1 << LOCKED;
+		else if (p[i] == 0xf2 || p[i] == 0xf3)
+			rep = 1;
+		else if (p[i] == 0x66)
+			opsize = 1;
+		else if (!segment_or_address_prefix(p[i]))
+			break;
+	}
+	if (i < n && (p[i] & 0xf0) == 0x40)
+		wide = p[i++] & 8;
+	if (i >= n)
+		return kinds;
+	if (p[i] == 0xe8) {
+		kinds |= 1 << CALLS;
+	} else if (p[i] == 0xc3 || p[i] == 0xc2) {
+		kinds |= 1 << RETS;
+	} else if (p[i] == 0xff && i + 1 < n) {
+		/* ModRM reg 2: call, 4: jmp, through a register or memory */
+		reg = (p[i + 1] >> 3) & 7;
+		if (reg == 2)
+			kinds |= 1 << CALLS | 1 << INDIRECT;
+		else if (reg == 4)
+			kinds |= 1 << INDIRECT;
+	} else if (p[i] == 0x0f && i + 2 < n) {
+		/* mfence, lfence, sfence; serialize */
+		if ((p[i + 1] == 0xae && (p[i + 2] == 0xf0 ||
+		     p[i + 2] == 0xe8 || p[i + 2] == 0xf8)) ||
+		    (p[i + 1] == 0x01 && p[i + 2] == 0xe8))
+			kinds |= 1 << FENCES;
+	} else if (p[i] == 0x0f && i + 1 < n) {
+		if (p[i + 1] == 0xa2)			/* cpuid */
+			kinds |= 1 << FENCES;
+	} else if (rep && ((p[i] >= 0xa4 && p[i] <= 0xa7) ||
+			   (p[i] >= 0xaa && p[i] <= 0xaf))) {
+		*size = !(p[i] & 1) ? 1 : wide ? 8 : opsize ? 2 : 4;
+		/* an element is a store of movs and stos, else a load */
+		*rw = p[i] <= 0xa5 || p[i] == 0xaa || p[i] == 0xab ?
+		      QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R;
+	}
+	return kinds;
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -84,14 +170,33 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b->next = blocks;
 	blocks = b;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-						 &b->execs, 1);
+						 &b->now[EXECS], 1);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		int kind = marker_kind(insn);
+		unsigned int size = 0, kinds, k;
+		enum qemu_plugin_mem_rw rw = QEMU_PLUGIN_MEM_R;
 
 		if (kind)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
 				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)kind);
+		kinds = classify(insn, &size, &rw);
+		for (k = LOCKED; k <= INDIRECT; k++)
+			if (kinds & 1 << k)
+				qemu_plugin_register_vcpu_insn_exec_inline(insn,
+					QEMU_PLUGIN_INLINE_ADD_U64, &b->now[k], 1);
+		/* Counted by its accesses: TCG executes a rep instruction
+		 * once more than it has elements, to see the count is 0 */
+		if (size) {
+			qemu_plugin_register_vcpu_mem_inline(insn, rw,
+				QEMU_PLUGIN_INLINE_ADD_U64, &b->now[STRING], 1);
+			qemu_plugin_register_vcpu_mem_inline(insn, rw,
+				QEMU_PLUGIN_INLINE_ADD_U64, &b->now[BYTES], size);
+		}
+		qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_R,
+			QEMU_PLUGIN_INLINE_ADD_U64, &b->now[LOADS], 1);
+		qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_W,
+			QEMU_PLUGIN_INLINE_ADD_U64, &b->now[STORES], 1);
 	}
 }
 
