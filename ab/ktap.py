@@ -20,10 +20,10 @@ import re
 
 ENV_KEYS = ('kernel', 'cmdline', 'vulnerabilities')
 # A metric prefix (its power of ten) on a known base unit: times become
-# ns, instructions insn.
+# ns, instructions insn, events (locked operations) ops.
 PREFIX = {'': 0, 'p': -12, 'n': -9, 'u': -6, 'µ': -6, 'm': -3, 'k': 3,
           'M': 6, 'G': 9}
-BASE = {'s': ('ns', 9), 'insn': ('insn', 0)}
+BASE = {'s': ('ns', 9), 'insn': ('insn', 0), 'ops': ('ops', 0)}
 
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 RESULT = re.compile(r'^(not )?ok\s+\d+\b\s*(?:- )?(.*)$')

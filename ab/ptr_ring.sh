@@ -193,15 +193,17 @@ ir()
 	local f=$out/callgrind/cg.$$.$RANDOM
 
 	valgrind --tool=callgrind --fair-sched=yes --toggle-collect='ring_*' \
-		--collect-atstart=no --callgrind-out-file="$f" \
+		--collect-atstart=no --collect-bus=yes --callgrind-out-file="$f" \
 		"$1" -m "$2" -P 1 -n "$3" -r 1 >/dev/null 2>&1 &&
-	awk '/^(summary|totals):/ { if ($2 > 0) print $2; exit }' "$f"
+	awk '/^(summary|totals):/ { if ($2 > 0) print $2, $3 + 0; exit }' "$f"
 	rm -f "$f"
 }
 
 # callgrind SIDE: KTAP of instructions per item in each mode the side's
-# short run passed; the runs of N and 2N items one after the other (run
-# side by side, each moves the other's thread switches and so its counts)
+# short run passed, and of locked operations per item (callgrind's bus
+# events: smp_mb() and atomics; MODE:locked, in ops); the runs of N and 2N
+# items one after the other (run side by side, each moves the other's
+# thread switches and so its counts)
 callgrind()
 {
 	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b
@@ -213,11 +215,13 @@ callgrind()
 		wait $!
 		ir "$bin" "$m" $((2 * CG_ITEMS)) >"$t.b" &
 		wait $!
-		read -r a <"$t.a" && read -r b <"$t.b" || a=''
+		read -r a la <"$t.a" && read -r b lb <"$t.b" || a=''
 		if [ -n "$a" ]; then
 			# -r 1: a warm-up and one repetition, 2N items
 			awk -v k=$k -v m="$m" -v a="$a" -v b="$b" -v n="$CG_ITEMS" \
-				'BEGIN { printf "ok %d %s # perf=%.3finsn\n", k, m, (b - a) / (2 * n) }'
+				-v la="$la" -v lb="$lb" 'BEGIN {
+				printf "ok %d %s # perf=%.3finsn\n", 2 * k - 1, m, (b - a) / (2 * n)
+				printf "ok %d %s:locked # perf=%.3fops\n", 2 * k, m, (lb - la) / (2 * n) }'
 		else
 			echo "not ok $k $m # callgrind failed"
 		fi

@@ -297,8 +297,8 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
                      f'{100 * (after - before) / before:+.2f}%'
                      if before else '-', verdicts[name]])
     rows += one_sided(base, change)
-    rules = sorted({('insn' if deterministic else d[2], exact[n])
-                    for n, d in data.items()})
+    rules = sorted({('insn' if deterministic and d[2] == 'ns' else d[2],
+                     exact[n]) for n, d in data.items()})
     header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
               '; '.join(f'unit {u}, {rule(e, margin, alpha)}'
                         for u, e in rules))

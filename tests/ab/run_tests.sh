@@ -24,8 +24,9 @@
 #     sides with different debug options, compilers or CPU models, or
 #     no .config, refused,
 #   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
-#     one instruction slower (callgrind), an A/A pair never slower or
-#     faster, SIGTERM stops it (130) and leaves no process,
+#     one instruction slower (callgrind) and no locked operation more, an
+#     smp_mb() for an smp_wmb() one locked operation more, an A/A pair
+#     never slower or faster, SIGTERM stops it (130) and leaves no process,
 #   - checkpatch --strict and line length on the files (pylint and ruff:
 #     tests/static).
 #
@@ -267,9 +268,16 @@ else
 	}
 	table "$tmp/load/table.text"
 	expect_grep "ab.sh --ptr-ring: ... slower by one instruction per item under callgrind" \
-		"$tmp/load/table.text.cg" '^single +[0-9.]+ +[0-9.]+ +\+(0\.[89]|1\.[01])[0-9]* .* slower$'
+		"$tmp/load/table.text.cg" '^single +[0-9.]+insn +[0-9.]+insn +\+(0\.[89]|1\.[01])[0-9]* .* slower$'
+	expect_grep "ab.sh --ptr-ring: ... and no locked operation more" \
+		"$tmp/load/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops +[-+]0\.00[0-9] .* same$'
 	expect_grep "ab.sh --ptr-ring: ... and a native timing row" \
 		"$tmp/load/table.text.native" '^single +[0-9.]+ +[0-9.]+ '
+	expect_rc "ab.sh --ptr-ring: smp_mb() for smp_wmb() in produce: exit 0" 0 \
+		"$tmp/mb.log" prrun --change "$TESTS_DIR/ab/ptr_ring-mb.patch" -o "$tmp/mb"
+	table "$tmp/mb/table.text"
+	expect_grep "ab.sh --ptr-ring: ... one locked operation more per item" \
+		"$tmp/mb/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops +\+1\.000 .* slower$'
 	check "ab.sh --ptr-ring: the base tree is not written" \
 		cmp -s "$src/include/linux/ptr_ring.h" "$tmp/base/include/linux/ptr_ring.h"
 	expect_rc "ab.sh --ptr-ring: the same header on both sides: exit 0" 0 \
@@ -279,7 +287,9 @@ else
 	# a third: an A/A may read unknown, never slower or faster
 	table "$tmp/aa/table.text"
 	expect_grep "ab.sh --ptr-ring: ... is same or unknown under callgrind, never slower or faster" \
-		"$tmp/aa/table.text.cg" '^single +[0-9.]+ .* (same|unknown \(run more\))$'
+		"$tmp/aa/table.text.cg" '^single +[0-9.]+insn .* (same|unknown \(run more\))$'
+	expect_grep "ab.sh --ptr-ring: ... and the same locked operations" \
+		"$tmp/aa/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops .* same$'
 	expect_rc "ab.sh --ptr-ring: a patch that does not apply: exit 2" 2 \
 		"$tmp/bad.log" prrun --change "$TESTS_DIR/ab/fake-vmtest"
 	# SIGTERM while callgrind runs: 130, nothing of the run left
