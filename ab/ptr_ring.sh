@@ -9,7 +9,8 @@
 # each mode under valgrind's callgrind: instructions per item in
 # ptr_ring_test's ring_*() functions, the header's code as its users call
 # it (the difference of a run of 2N items and of N, over N: start-up and
-# thread creation cancel). Two tables, by ab/verdict.py.
+# thread creation cancel). Two tables, by ab/verdict.py, and under them
+# how the change moved struct ptr_ring's fields (ab/layout.py).
 #
 # usage: ab/ptr_ring.sh [--base-src DIR] --change PATCH... [options]
 #        ab/ptr_ring.sh [--base-src DIR] --change-src DIR [options]
@@ -238,6 +239,11 @@ for i in $(seq "$cg_runs"); do
 done
 [ "$cg_runs" -eq 0 ] || echo "ptr_ring.sh: $cg_runs callgrind runs a side in $SECONDS s"
 
+# The ring's layout on each side (the binaries have DWARF): fields that
+# moved, those now sharing a cache line first
+"$ab/layout.py" "$out/base/bin/ptr_ring_test" "$out/change/bin/ptr_ring_test" \
+	ptr_ring >"$out/layout.txt" 2>"$out/layout.err" ||
+	cp "$out/layout.err" "$out/layout.txt"
 {
 	if [ "$runs" -gt 0 ]; then
 		echo "# native timings on this machine ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)), $runs alternated runs a side, ns per item"
@@ -249,6 +255,7 @@ done
 		"$ab/verdict.py" --base "$out"/callgrind/base-*.tap \
 			--change "$out"/callgrind/change-*.tap --deterministic --format "$format"
 	fi
+	[ ! -s "$out/layout.txt" ] || sed 's/^/# layout: /' "$out/layout.txt"
 } | tee "$out/table.$format"
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 2
 echo "ptr_ring.sh: $out"

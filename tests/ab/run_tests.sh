@@ -43,6 +43,7 @@ need_tools \
 	"/usr/lib/python3/dist-packages/numpy/__init__.py python3-numpy"
 PY=/usr/bin/python3
 FILES=("$REPO/ab/ktap.py" "$REPO/ab/verdict.py" "$REPO/ab/objdiff.py"
+       "$REPO/ab/layout.py" "$REPO/ab/range.py"
        "$TESTS_DIR/ab/test_verdict.py")
 
 if ! "$PY" -c 'import numpy, scipy.stats' 2>/dev/null; then
@@ -290,6 +291,13 @@ else
 		"$tmp/aa/table.text.cg" '^single +[0-9.]+insn .* (same|unknown \(run more\))$'
 	expect_grep "ab.sh --ptr-ring: ... and the same locked operations" \
 		"$tmp/aa/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops .* same$'
+	expect_rc "ab.sh --ptr-ring: consumer_head without its own cache line: exit 0" 0 \
+		"$tmp/head.log" prrun --change "$TESTS_DIR/ab/ptr_ring-consumer-head.patch" \
+		--callgrind-runs 0 -o "$tmp/head"
+	expect_grep "ab.sh --ptr-ring: ... the layout names it, and what it now shares a line with" \
+		"$tmp/head/table.text" '^# layout:   consumer_head: offset 64 -> 8, cache line 1 -> 0, now with producer, producer_lock$'
+	expect_no_grep "ab.sh --ptr-ring: an A/A has no layout line" \
+		"$tmp/aa/table.text" '^# layout'
 	expect_rc "ab.sh --ptr-ring: a patch that does not apply: exit 2" 2 \
 		"$tmp/bad.log" prrun --change "$TESTS_DIR/ab/fake-vmtest"
 	# SIGTERM while callgrind runs: 130, nothing of the run left
@@ -309,17 +317,31 @@ else
 fi
 rm -rf "$tmp"
 
+# ab/layout.py on canned pahole output: a struct grown in its first
+# member, two members pushed to the next cache line, named first
+L=$TESTS_DIR/ab/layout
+"$REPO/ab/layout.py" "$L/pp-base.txt" "$L/pp-change.txt" pp >"$OUT/layout.log" 2>&1
+check "layout.py: the members pushed to the next cache line, first" \
+	test "$(sed -n 2,3p "$OUT/layout.log")" = "  ring_lock: offset 48 -> 64, cache line 0 -> 1
+  stats: offset 56 -> 72, cache line 0 -> 1"
+expect_grep "layout.py: ... then the grown member" "$OUT/layout.log" \
+	'^  alloc: offset 0 -> 0, size 40 -> 56$'
+check "layout.py: the same layout on both sides prints nothing" \
+	test -z "$("$REPO/ab/layout.py" "$L/pp-base.txt" "$L/pp-base.txt" pp)"
+expect_rc "layout.py: a side it cannot read: exit 2" 2 "$OUT/layout-bad.log" \
+	"$REPO/ab/layout.py" "$L/pp-base.txt" /nonexistent pp
+
 if awk 'length > 79 { print FILENAME ":" FNR; bad = 1 } END { exit bad }' \
    "${FILES[@]}" >"$OUT/ab-len.log"; then
-	ok "ktap.py, verdict.py, objdiff.py, test_verdict.py: lines of at most 79 characters"
+	ok "the Python files of ab/ and test_verdict.py: lines of at most 79 characters"
 else
-	not_ok "ktap.py, verdict.py, objdiff.py, test_verdict.py: lines of at most 79 characters" \
+	not_ok "the Python files of ab/ and test_verdict.py: lines of at most 79 characters" \
 		"$(cat "$OUT/ab-len.log")"
 fi
 # The kernel source that tests/static fetches, when there
 ckp=$(pinned_source)/scripts/checkpatch.pl
 if [ -x "$ckp" ]; then
-	check "ktap.py, verdict.py, objdiff.py, test_verdict.py: checkpatch --strict" \
+	check "the Python files of ab/ and test_verdict.py: checkpatch --strict" \
 		"$ckp" --strict --quiet --no-tree -f "${FILES[@]}"
 else
 	echo "# no $ckp, checkpatch not run"
