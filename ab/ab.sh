@@ -275,6 +275,22 @@ code="$n functions differ: $(cut -d' ' -f2 "$out/changed-functions" | head -n 6 
 [ "$n" -gt 0 ] || code='no built function differs between the sides'
 echo "ab.sh: code: $code"
 
+# layout_probe SIDE KDIR: the structs page_pool's paths touch, as SIDE's kernel
+# lays them out: ab/layout_probe built against KDIR with debug information
+layout_probe()
+{
+	rm -rf "$out/probe-$1" && cp -r "$ab/layout_probe" "$out/probe-$1" &&
+	make -C "$2" M="$out/probe-$1" KCFLAGS=-g modules \
+		>"$out/probe-$1.log" 2>&1
+}
+if layout_probe base "$base_kdir" && layout_probe change "$change_kdir"; then
+	"$ab/layout.py" "$out/probe-base/layout_probe.o" \
+		"$out/probe-change/layout_probe.o" page_pool page_pool_params \
+		page netmem_desc ptr_ring napi_struct >"$out/layout.txt" 2>&1
+else
+	echo "layout: not compared (the probe does not build: $out/probe-*.log)" >"$out/layout.txt"
+fi
+
 mode=(-D) what='deterministic: QEMU -icount, instruction counts'
 [ "$attribute" -eq 0 ] || mode+=(--attribute)
 if [ "$timing" -eq 1 ]; then
@@ -325,6 +341,9 @@ fi
 		--format "$format" --manifest "$out/manifest" &&
 	if [ "$attribute" -eq 1 ] && [ "$format" != json ]; then
 		cat "$out/attribution.txt"
+	fi &&
+	if [ -s "$out/layout.txt" ] && [ "$format" != json ]; then
+		sed 's/^/# layout: /' "$out/layout.txt"
 	fi
 } | tee "$out/table.$format"
 rc=${PIPESTATUS[0]}

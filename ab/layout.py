@@ -19,10 +19,11 @@ import subprocess
 import sys
 
 LINE = 64
-MEMBER = re.compile(r'^\t(?P<decl>[^\t/].*?);\s*/\*\s*(?P<off>\d+)(?::\d+)?'
-                    r'\s+(?P<size>\d+)\s*\*/')
-CLOSE = re.compile(r'^\t}\s*(?P<name>\w*)[^;]*;\s*/\*\s*(?P<off>\d+)(?::\d+)?'
-                   r'\s+(?P<size>\d+)\s*\*/')
+# "TYPE NAME; /* OFFSET SIZE */", a bit field's offset "OFFSET: BIT"
+MEMBER = re.compile(r'^\t(?P<decl>[^\t/].*?);\s*/\*\s*(?P<off>\d+)'
+                    r'(?::\s*\d+)?\s+(?P<size>\d+)\s*\*/')
+CLOSE = re.compile(r'^\t}\s*(?P<name>\w*)[^;]*;\s*/\*\s*(?P<off>\d+)'
+                   r'(?::\s*\d+)?\s+(?P<size>\d+)\s*\*/')
 SIZE = re.compile(r'/\* size: (\d+), cachelines: (\d+)')
 
 

@@ -143,9 +143,10 @@ cat >"$tmp/bin/make" <<'STANDIN'
 #!/bin/bash
 # make -C TREE O=KDIR ...: a "kernel" of 72 instructions, one more per
 # nop in TREE's page_pool.c, and its object: page_pool_alloc_pages with
-# those nops, then page_pool_init, which they move but do not change
+# those nops, then page_pool_init, which they move but do not change; an
+# external module (ab.sh's layout probe) does not build
 while [ $# -gt 0 ]; do
-	case $1 in -C) tree=$2; shift ;; O=*) kdir=${1#O=} ;; esac
+	case $1 in -C) tree=$2; shift ;; O=*) kdir=${1#O=} ;; M=*) exit 2 ;; esac
 	shift
 done
 echo "make $tree" >>"$FAKE_JOBS/calls"
