@@ -125,8 +125,8 @@ def diff(name, before, after):
     (size_a, mem_a), (size_b, mem_b) = before, after
     old = {m: (o, s) for m, o, s in mem_a}
     new = {m: (o, s) for m, o, s in mem_b}
-    return ([f'struct {name}: {size_a} -> {size_b} bytes, '
-             f'{-(-size_a // LINE)} -> {-(-size_b // LINE)} cache lines'] +
+    return ([(f'struct {name}: {size_a} -> {size_b} bytes, '
+              f'{-(-size_a // LINE)} -> {-(-size_b // LINE)} cache lines')] +
             moves(old, mem_b) +
             [f'  {m}: only in the base' for m in old if m not in new] +
             [f'  {m}: only in the change' for m in new if m not in old])

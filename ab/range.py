@@ -29,6 +29,10 @@ import ktap
 import verdict
 
 MOVED = ('slower', 'faster')
+HEADER = (("# deterministic: instructions per element; the first commit's "
+           'figure, then each'),
+          ("# commit's change from the one before (* slower or faster, ? "
+           'unknown)'))
 MARK = {'slower': '*', 'faster': '*', 'same': '', 'not covered': ''}
 
 
@@ -97,9 +101,7 @@ def table(commits):
     moves = {c.sha: d for c, _, d in steps(commits)}
     width = max(len(t) for t in tests)
     head = [c.label()[:9] for c in commits]
-    lines = ['# deterministic: instructions per element; the first commit\'s '
-             'figure, then each', '# commit\'s change from the one before '
-             '(* slower or faster, ? unknown)',
+    lines = [HEADER[0], HEADER[1],
              'test'.ljust(width) + ''.join(f' {h:>10}' for h in head)]
     for test in tests:
         cells = []
