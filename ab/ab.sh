@@ -280,7 +280,7 @@ echo "ab.sh: code: $code"
 layout_probe()
 {
 	rm -rf "$out/probe-$1" && cp -r "$ab/layout_probe" "$out/probe-$1" &&
-	make -C "$2" M="$out/probe-$1" KCFLAGS=-g modules \
+	make -C "$2" O="$2" M="$out/probe-$1" KCFLAGS=-g modules \
 		>"$out/probe-$1.log" 2>&1
 }
 if layout_probe base "$base_kdir" && layout_probe change "$change_kdir"; then

@@ -113,6 +113,12 @@ sed -i '/^ffffffff81001300/d; $a ffffffff81001300 1 100 100 0 0 0 0 0 0 100 0' \
 "$PROF" --base "$work/locked" --change "$work/locked1" >"$work/ev.log" 2>&1
 expect_grep "insn_profile.py --base --change: a locked operation more per element, named" \
 	"$work/ev.log" '^no-softirq-page_pool01 events/elem: locked \+1\.00, loads \+1\.00$'
+cp -r "$work/locked" "$work/thunk"
+echo 'ffffffff81001400 T its_return_thunk' >>"$work/thunk/kallsyms"
+echo 'ffffffff81001400 1 200 0 0 0 200 0 0 0 0 0' >>"$work/thunk/insn.raw"
+"$PROF" --base "$work/locked" --change "$work/thunk" >"$work/thunk.log" 2>&1
+expect_grep "insn_profile.py --base --change: a thunk that moved is named as a layout effect" \
+	"$work/thunk.log" '^note: its_return_thunk moved: .*code that moved, not code that changed'
 expect_grep "... and a job without events says so" "$work/moved.log" \
 	'^no-softirq-page_pool01 events: not counted on a side$'
 printf '%s\n' 'net/core/page_pool.o page_pool_refill_alloc_cache' >"$work/changed"

@@ -46,6 +46,9 @@ FINGERPRINT = (
     (r'page_pool03_dma', r'^dma_unmap_page_attrs$', 0.99, None),
 )
 MOVED = 0.05            # insn/elem: a smaller difference is not shown
+# The mitigations' thunks (return and indirect branch)
+THUNK = re.compile(r'^(its_return_thunk|__x86_return_thunk|srso_\w+|'
+                   r'__x86_indirect_(its_)?thunk_\w+|retbleed_\w+)$')
 # The plugin's event counts after a block's executions, in its order
 EVENTS = ('locked', 'fences', 'calls', 'rets', 'indirect',
           'string elements', 'string bytes', 'loads', 'stores')
@@ -213,6 +216,14 @@ def moved(base, change):
         if diff:
             lines.append(f'{test}: ' + ', '.join(diff))
     lines += events_moved(base, change)
+    thunks = sorted({k[1] for k in keys if THUNK.match(k[1]) and
+                     abs(after.get(k, 0) - before.get(k, 0)) >= MOVED})
+    if thunks:
+        lines.append(f'note: {", ".join(thunks)} moved: the mitigations\' '
+                     'thunks follow where code lands (ITS sends a return '
+                     'or indirect branch in the lower half of a cache line '
+                     'through one), so code that moved, not code that '
+                     'changed, can move them')
     return '\n'.join(lines) or 'no function moved by 0.05 insn/elem or more'
 
 
