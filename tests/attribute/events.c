@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A user program with vmtest/guest/insn-markers.patch's marks, for the
- * QEMU plugin's event counts under qemu-x86_64: one test of one chunk of
- * 1000 iterations, each with one locked add, one mfence, one direct call
- * and one indirect call (each with its return) and a rep stosb of 4096
- * bytes.
+ * QEMU plugin's event counts under qemu-x86_64: test 1, one chunk of 1000
+ * iterations, each with one locked add, one mfence, one direct call and
+ * one indirect call (each with its return) and a rep stosb of 4096 bytes;
+ * test 2, 1000 iterations of three loads and a store.
  */
 #define MARK(kind) \
 	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x50500000 | " #kind " << 8")
 
 static char page[4096];
 static long counter;
+static long slots[4];
 
 static void __attribute__((noinline)) callee(void)
 {
@@ -32,6 +33,15 @@ int main(void)
 		indirect();
 		asm volatile("rep stosb" : "+D" (dst), "+c" (n) : "a" (0) : "memory");
 	}
+	MARK(2);
+	MARK(3);
+	/* test 2: per iteration three loads and a store */
+	MARK(1);
+	for (int i = 0; i < 1000; i++)
+		asm volatile("mov %1, %%rax; add %2, %%rax; add %3, %%rax; mov %%rax, %0"
+			     : "=m" (slots[3])
+			     : "m" (slots[0]), "m" (slots[1]), "m" (slots[2])
+			     : "rax");
 	MARK(2);
 	MARK(3);
 	return 0;
