@@ -9,12 +9,16 @@
 # per element, the difference and a verdict (ab/verdict.py).
 #
 # usage: ab/ab.sh --change PATCH [--change PATCH]... [options]
+#        ab/ab.sh --change-config OPTION=VALUE... [options]
 #        ab/ab.sh --base-kdir DIR --change-kdir DIR [options]
 #        ab/ab.sh --ptr-ring ...  ptr_ring.h natively (ab/ptr_ring.sh --help)
 #        ab/ab.sh --tree DIR ...  commits of a git tree (ab/git.sh --help)
 #   --change PATCH      a patch, an mbox (its [PATCH] messages in series
 #                       order) or a directory of format-patch files,
 #                       applied as git applies them (repeatable, in order)
+#   --change-config OPTION=VALUE, --base-config OPTION=VALUE
+#                       that option so on that side (repeatable): what
+#                       an option costs is --change-config OPTION=n
 #   --base-kdir DIR     the base kernel, built already (as vmtest.sh
 #   --change-kdir DIR   --kdir takes it), instead of building either side
 #   -n, --boots N       boots a side (default 3)
@@ -65,6 +69,14 @@ die()
 	exit 2
 }
 
+# config_setting OPT=VALUE: CONFIG_OPT=VALUE, checked
+config_setting()
+{
+	[[ $1 =~ ^(CONFIG_)?([A-Z0-9_]+)=([ynm]|-?[0-9]+|0x[0-9a-f]+|\".*\")$ ]] ||
+		die "a config setting is OPTION=y, n, m, a number or a \"string\", not '$1'"
+	echo "CONFIG_${BASH_REMATCH[2]}=${BASH_REMATCH[3]}"
+}
+
 usage()
 {
 	sed -n '3,/^$/{/^$/d;p}' "$self" | cut -c3- >&2
@@ -72,11 +84,14 @@ usage()
 }
 
 patches=() params=() base_kdir='' change_kdir='' boots=3 jobs='' timing=0
+base_config=() change_config=()
 profile=distro allow=0 format=text out='' attribute=0 cmdline=$*
 while [ $# -gt 0 ]; do
 	case $1 in
 	--change) [ -e "${2:-}" ] || die "--change: no such patch: ${2:-}"
 		  patches+=("$(realpath "$2")"); shift ;;
+	--base-config) base_config+=("$(config_setting "${2:-}")") || exit 2; shift ;;
+	--change-config) change_config+=("$(config_setting "${2:-}")") || exit 2; shift ;;
 	--base-kdir) base_kdir=${2:-}; shift ;;
 	--change-kdir) change_kdir=${2:-}; shift ;;
 	-n | --boots) boots=${2:-}; shift ;;
@@ -101,11 +116,13 @@ done
 jobs=${jobs:-$(nproc)}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number, not '$jobs'"
 case $format in text | markdown | json) ;; *) die "--format: text, markdown or json" ;; esac
+configs=$(( ${#base_config[@]} + ${#change_config[@]} ))
 if [ -n "$change_kdir" ]; then
-	[ ${#patches[@]} -eq 0 ] || die "--change and --change-kdir exclude each other"
+	[ $((${#patches[@]} + configs)) -eq 0 ] ||
+		die "--change and --*-config build on the runner's base: not with --change-kdir"
 	[ -n "$base_kdir" ] || die "--change-kdir needs --base-kdir"
-elif [ ${#patches[@]} -eq 0 ]; then
-	die "nothing to compare: give --change PATCH, or --base-kdir and --change-kdir"
+elif [ $((${#patches[@]} + configs)) -eq 0 ]; then
+	die "nothing to compare: give --change PATCH, --change-config OPTION=VALUE, or --base-kdir and --change-kdir"
 elif [ -n "$base_kdir" ]; then
 	die "--change builds on the runner's base: --base-kdir goes with --change-kdir"
 fi
@@ -130,36 +147,68 @@ stop()
 }
 trap stop INT TERM
 
-# build_change TREE BASE-KDIR KDIR: a private copy of TREE (hard links,
-# under the runner's tree lock), the change applied to it (new inodes),
-# the base's objects copied, and the kernel rebuilt incrementally in a
-# mount namespace that shows the copy at TREE's path, so that no object
-# of the base is rebuilt for its path. One kernel build at a time on the
-# machine, as the runner's.
-build_change()
+# build_variant SIDE TREE BASE-KDIR KDIR PATCH-DIR SETTING...: a private
+# copy of TREE (hard links, under the runner's tree lock) with PATCH-DIR's
+# patches (a split_patches directory, or none) applied to it (new inodes), the
+# base's objects copied, the config SETTINGs made in them, and the kernel
+# rebuilt incrementally in a mount namespace that shows the copy at
+# TREE's path, so that no object of the base is rebuilt for its path. One
+# kernel build at a time on the machine, as the runner's.
+build_variant()
 {
-	local tree=$1 base=$2 kdir=$3 priv=$out/tree rc
+	local side=$1 tree=$2 base=$3 kdir=$4 pdir=$5 priv=$out/tree rc c
 
+	shift 5
 	rm -rf "$priv" "$kdir.tmp"
 	flock "$tree.lock" cp -al "$tree" "$priv" ||
 		die "cannot copy $tree"
-	apply_patches "$out/patches" "$priv"
+	[ "$pdir" = none ] || apply_patches "$pdir" "$priv"
 	mkdir -p "$(dirname "$kdir")" || die "cannot make $(dirname "$kdir")"
 	echo "ab.sh: copying the base's objects ($base)"
 	cp -a "$base" "$kdir.tmp" || die "cannot copy $base"
-	echo "ab.sh: building the change incrementally (log: $out/build-change.log)"
+	for c in "$@"; do
+		c=${c#CONFIG_}
+		"$priv/scripts/config" --file "$kdir.tmp/.config" \
+			--set-val "${c%%=*}" "${c#*=}" || die "cannot set $c"
+	done
+	echo "ab.sh: building the $side incrementally (log: $out/build-$side.log)"
 	SECONDS=0
 	# shellcheck disable=SC2016 # the script reads its own arguments
 	flock "${VMTEST_KBUILD_LOCK:-/run/lock/vmtest-kbuild.lock}" \
 		unshare --mount --propagation private sh -c \
 		'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$priv" "$tree" \
 		make -C "$tree" O="$kdir.tmp" ARCH=x86_64 -j"$(nproc)" bzImage modules \
-		>"$out/build-change.log" 2>&1
+		>"$out/build-$side.log" 2>&1
 	rc=$?
 	rm -rf "$priv"
-	[ "$rc" -eq 0 ] || die "the change does not build (see $out/build-change.log)"
+	[ "$rc" -eq 0 ] || die "the $side does not build (see $out/build-$side.log)"
+	for c in "$@"; do
+		case $c in
+		*=n) ! grep -q "^${c%=n}=" "$kdir.tmp/.config" ;;
+		*) grep -qxF "$c" "$kdir.tmp/.config" ;;
+		esac || die "$c did not hold in the $side's .config (its dependencies?)"
+	done
 	echo "ab.sh: built in $SECONDS s"
 	mv "$kdir.tmp" "$kdir"
+}
+
+# variant SIDE BASE-KDIR PATCH-DIR SETTING...: the build directory of the
+# base with PATCH-DIR's patches and SETTINGs, built unless it was before
+variant()
+{
+	local side=$1 base=$2 pdir=$3 kdir
+
+	shift 3
+	kdir=$cache/ab/build-$({ build_key "$base"
+		[ "$pdir" = none ] || cat "$pdir"/[0-9]*.diff
+		printf '%s\n' "$@"; } | sha256sum | cut -c1-16)
+	if [ -f "$kdir/arch/x86/boot/bzImage" ]; then
+		echo "ab.sh: $side: $kdir (built before)" >&2
+	else
+		build_variant "$side" "$tree" "$base" "$kdir" "$pdir" "$@" >&2
+		echo "ab.sh: $side: $kdir" >&2
+	fi
+	echo "$kdir"
 }
 
 # build_key KDIR: what a build of KDIR is, for the change's build key: its
@@ -172,19 +221,25 @@ build_key()
 
 # The change, split and checked before anything is built: what goes in
 # is printed, a change to the benchmark itself is refused
+patch_dir=none
 if [ ${#patches[@]} -gt 0 ]; then
-	split_patches "$out/patches" "${patches[@]}"
+	patch_dir=$out/patches
+	split_patches "$patch_dir" "${patches[@]}"
 	echo "ab.sh: the change (NNNN sha256 subject):"
-	sed 's/^/  /' "$out/patches/list"
-	patch_paths "$out/patches" >"$out/patches/paths"
-	! grep -q '^tools/testing/selftests/' "$out/patches/paths" ||
+	sed 's/^/  /' "$patch_dir/list"
+	patch_paths "$patch_dir" >"$patch_dir/paths"
+	! grep -q '^tools/testing/selftests/' "$patch_dir/paths" ||
 		die "the patches change the benchmark itself (tools/testing/selftests): ab.sh compares kernels, the same benchmark on both"
+fi
+[ ${#base_config[@]} -eq 0 ] || echo "ab.sh: the base's config: ${base_config[*]}"
+[ ${#change_config[@]} -eq 0 ] || echo "ab.sh: the change's config: ${change_config[*]}"
+if [ $((${#patches[@]} + configs)) -gt 0 ]; then
 	rec=$(VMTEST=$vmtest vmtest_record current tree --profile "$profile" \
 		2>"$out/tree-base.log") ||
 		die "the base's tree cannot be made (see $out/tree-base.log)"
 	tree=$(record_get tree <<<"$rec")
 	[ -d "$tree" ] || die "the runner named no tree: $rec"
-	check_patches "$out/patches" "$tree"
+	[ "$patch_dir" = none ] || check_patches "$patch_dir" "$tree"
 fi
 
 # facts SIDE KDIR: what the side was built with and, once booted, on
@@ -239,20 +294,24 @@ if [ -z "$base_kdir" ]; then
 	echo "ab.sh: base: $base_kdir"
 fi
 if [ -z "$change_kdir" ]; then
-	change_kdir=$cache/ab/build-$({ build_key "$base_kdir"
-		cat "$out/patches"/[0-9]*.diff; } | sha256sum | cut -c1-16)
-	if [ -f "$change_kdir/arch/x86/boot/bzImage" ]; then
-		echo "ab.sh: change: $change_kdir (built before)"
-	else
-		build_change "$tree" "$base_kdir" "$change_kdir"
-		echo "ab.sh: change: $change_kdir"
+	change_kdir=$(variant change "$base_kdir" "$patch_dir" "${change_config[@]}") ||
+		exit 2
+	if [ ${#base_config[@]} -gt 0 ]; then
+		base_kdir=$(variant base "$base_kdir" none "${base_config[@]}") ||
+			exit 2
 	fi
 fi
 
 for k in "$base_kdir" "$change_kdir"; do
 	[ -f "$k/.config" ] || die "$k/.config: not recorded: cannot tell whether the sides are comparable"
 done
-diffs=$(config_diff "$base_kdir/.config" "$change_kdir/.config")
+# The options the --*-config settings name differ by intent
+intended=$(printf '%s\n' "${base_config[@]}" "${change_config[@]}" |
+	sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' | sort -u | paste -sd '|')
+diffs=$(config_diff "$base_kdir/.config" "$change_kdir/.config" |
+	grep -vE "CONFIG_(${intended:-^})[= ]")
+[ -z "$intended" ] ||
+	echo "ab.sh: the sides differ in $(tr '|' ' ' <<<"$intended") by intent"
 if [ -n "$diffs" ]; then
 	printf '%s\n' "$diffs" | sed 's/^</  base:  /; s/^>/  change:/' >"$out/config-diff"
 	if [ "$allow" -eq 0 ]; then
@@ -319,6 +378,8 @@ det=(--deterministic)
 	facts base "$base_kdir"
 	facts change "$change_kdir"
 	[ ! -f "$out/patches/list" ] || sed 's/^/patch: /' "$out/patches/list"
+	for c in "${base_config[@]}"; do echo "base config: $c"; done
+	for c in "${change_config[@]}"; do echo "change config: $c"; done
 	echo "code: $code"
 } >"$out/manifest"
 refuse_differences compiler 'qemu cpu' 'qemu version'
@@ -335,6 +396,8 @@ fi
 	if [ "$format" != json ]; then
 		echo "# $what"
 		[ ! -f "$out/patches/list" ] || sed 's/^/# change: /' "$out/patches/list"
+		[ ${#base_config[@]} -eq 0 ] || echo "# base config: ${base_config[*]}"
+		[ ${#change_config[@]} -eq 0 ] || echo "# change config: ${change_config[*]}"
 		echo "# code: $code"
 	fi
 	"$ab/verdict.py" "${sides[@]}" "${det[@]}" "${covered[@]}" \

@@ -175,6 +175,15 @@ mkdiff()
 	return 0
 }
 tree_sums() { (cd "$tree" && find . -type f -exec sha256sum {} + | sort); }
+# scripts/config --file F --set-val OPTION VALUE, as the kernel's
+mkdir -p "$tree/scripts"
+cat >"$tree/scripts/config" <<'STANDIN'
+#!/bin/sh
+[ "$1" = --file ] && [ "$3" = --set-val ] || exit 1
+sed -i "/^CONFIG_$4=/d; /^# CONFIG_$4 is not set/d" "$2"
+echo "CONFIG_$4=$5" >>"$2"
+STANDIN
+chmod +x "$tree/scripts/config"
 before=$(tree_sums)
 export FAKE_BASE=$tmp/base
 abpatch()
@@ -233,6 +242,18 @@ for case in fuzz:'does not apply to the base' empty:'changes nothing' \
 	check "ab.sh --change $name: ... before anything is built" \
 		bash -c '! grep -qE "^(build|make )" "$1" 2>/dev/null' _ "$tmp/jobs/calls"
 done
+expect_rc "ab.sh --change-config PAGE_POOL_STATS=y: what an option costs, exit 0" 0 \
+	"$tmp/ab-opt.log" abpatch --change-config PAGE_POOL_STATS=y -o "$tmp/out-opt"
+expect_grep "ab.sh --change-config: ... the option named as the intended difference" \
+	"$tmp/ab-opt.log" '^ab.sh: the sides differ in PAGE_POOL_STATS by intent$'
+expect_grep "ab.sh --change-config: ... above the table and in the manifest" \
+	"$tmp/out-opt/manifest" '^change config: CONFIG_PAGE_POOL_STATS=y$'
+expect_grep "ab.sh --change-config: ... which says so" "$tmp/out-opt/table.text" \
+	'^# change config: CONFIG_PAGE_POOL_STATS=y$'
+expect_rc "ab.sh --change-config: a setting that is not OPTION=VALUE: exit 2" 2 \
+	"$tmp/ab-opt-bad.log" abpatch --change-config 'PAGE_POOL_STATS'
+expect_grep "ab.sh --change-config: ... saying so" "$tmp/ab-opt-bad.log" \
+	"not 'PAGE_POOL_STATS'"
 check "ab.sh: refused changes leave the runner's tree as it was" \
 	test "$(tree_sums)" = "$before"
 export FAKE_NOBUILD=1
