@@ -42,8 +42,9 @@ would reach the test at 80 % power, given the spread seen.
 A test only one side has is a row with that side's figure and "only in
 base" or "only in change".  A test --not-covered lists (one a line: none
 of the functions whose code the change altered ran in it, ab.sh's
-attribution) reads "not covered" where it would read "same": nothing it
-ran changed, so its figure says nothing of the change.
+attribution) reads "not covered" where it would read "same" or
+"unknown": nothing it ran changed, so its figure says nothing of the
+change.
 
 --format json gives the rows with each side's per-run samples, the
 header, the notes and, with --manifest, what ab.sh compared (its
@@ -308,11 +309,13 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
 
 
 def mark_uncovered(rows, tests):
-    """Rows of TESTS that read "same" read "not covered"; a note for one
+    """Rows of TESTS that read "same" or "unknown" read "not covered" (what
+    they ran did not change: their difference is noise); a note for one
     that moved all the same."""
     notes = []
     for row in rows:
-        if row[0] in tests and row[5] == 'same':
+        if row[0] in tests and (row[5] == 'same' or
+                                row[5].startswith('unknown')):
             row[5] = 'not covered'
         elif row[0] in tests and not row[5].startswith('only'):
             notes.append(f'{row[0]}: {row[5]}, but it ran none of the '
