@@ -86,7 +86,9 @@ with the same exit code.
                       Skylake-Server-v4), whose flaws make the kernel
                       patch in its mitigations, recorded in JOB/qemu
       --attribute     with -D: where the instructions go, per test and
-                      function (QEMU plugin vmtest/plugin/insn_count.c,
+                      function, and the events they hide (locked ops,
+                      fences, calls, string bytes, loads, stores)
+                      (QEMU plugin vmtest/plugin/insn_count.c,
                       built from Debian's qemu source; the module's
                       runner-only marks); JOB/insn-profile.txt, and a
                       test whose functions are not its path's fails
