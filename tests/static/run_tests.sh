@@ -9,9 +9,11 @@
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
-# checkpatch.pl runs scripts/spdxcheck.py, which needs python3-ply
+# checkpatch.pl runs scripts/spdxcheck.py, which needs python3-ply; pylint
+# follows ab/range.py's import of matplotlib
 need_tools "shellcheck shellcheck" "pylint pylint" \
 	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply" \
+	"/usr/lib/python3/dist-packages/matplotlib/__init__.py python3-matplotlib" \
 	"/usr/lib/python3/dist-packages/docutils/__init__.py python3-docutils"
 
 cd "$REPO" || exit 1
