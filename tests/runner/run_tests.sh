@@ -84,6 +84,7 @@ judge()
 		echo "vmtest-initramfs: userspace started"
 		echo "ok 1 selftests: net/bench: test_bench_page_pool.sh"
 		echo "# WARNING: a test's own line is no kernel report"
+		echo "[    0.089123] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable to RETBleed attacks, data leaks possible!"
 		printf '%s\n' "$@"
 	} >"$job/console.log"
 	echo "$rc" >"$job/rc"

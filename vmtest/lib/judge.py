@@ -27,16 +27,20 @@ import ktap  # pylint: disable=wrong-import-position
 
 BOOT_MARKER = 'vmtest-initramfs: userspace started'
 # Kernel reports that fail a run whatever the tests said: only kernel
-# lines (a printk timestamp first), not the tests' own output.
+# lines (a printk timestamp first), not the tests' own output. WARN()'s
+# and lockdep's "WARNING:" opens its line; a subsystem's own warning
+# ("RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable ...",
+# a named CPU's mitigation choice) is no report.
 SPLAT = re.compile(
-    r'^\[ *\d+\.\d+\].*(Oops|Unable to handle kernel|BUG:|WARNING:|'
+    r'^\[ *\d+\.\d+\](\[ *[TC]\d+\])? ?(WARNING:|'
+    r'.*(Oops|Unable to handle kernel|BUG:|'
     r'Kernel panic|general protection fault|KASAN:|UBSAN:|'
     r'unreferenced object|new suspected memory leak|soft lockup|'
     r'hard LOCKUP|rcu: INFO|rcu_(sched|preempt) (self-)?detected stall|'
     r'INFO: task .* blocked for more than|possible circular locking|'
     r'possible recursive locking|inconsistent lock state|'
     r'suspicious RCU usage|ODEBUG:|list_(add|del) corruption|'
-    r'kernel BUG at)')
+    r'kernel BUG at))')
 # Where a crash was: a kernel line with the faulting address
 CRASH_SITE = re.compile(r'^\[ *\d+\.\d+\].*(RIP:|pc : )')
 
