@@ -134,18 +134,7 @@ out=${out:-$cache/ab/$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" || die "cannot make $out"
 out=$(realpath "$out")
 
-# Ctrl-C: the boots stop (the runner stops its QEMU on SIGTERM)
-children=()
-# shellcheck disable=SC2317 # a trap handler
-stop()
-{
-	trap '' INT TERM
-	[ ${#children[@]} -eq 0 ] || kill "${children[@]}" 2>/dev/null
-	wait
-	echo "ab.sh: interrupted" >&2
-	exit 130
-}
-trap stop INT TERM
+trap stop_boots INT TERM
 
 # build_variant SIDE TREE BASE-KDIR KDIR PATCH-DIR SETTING...: a private
 # copy of TREE (hard links, under the runner's tree lock) with PATCH-DIR's

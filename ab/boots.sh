@@ -3,6 +3,20 @@
 # directory per boot, for ab.sh's two sides and git.sh's commits alike.
 # shellcheck shell=bash disable=SC2154 # vmtest: the caller's runner
 
+children=()
+
+# stop_boots: the trap handler of a caller of boot_all: its boots stop
+# (the runner stops its QEMU on SIGTERM), and it exits 130
+# shellcheck disable=SC2317 # a trap handler
+stop_boots()
+{
+	trap '' INT TERM
+	[ ${#children[@]} -eq 0 ] || kill "${children[@]}" 2>/dev/null
+	wait
+	echo "ab.sh: interrupted" >&2
+	exit 130
+}
+
 # boot_one OUT NAME N KDIR ARG...: one boot of KDIR by the runner
 # ($vmtest), its log in OUT/NAME-N.log and its job directory's path in
 # OUT/NAME-N.job

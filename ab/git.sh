@@ -125,17 +125,7 @@ fi
 out=${out:-$cache/ab/$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" || die "cannot make $out"
 out=$(realpath "$out")
-children=()
-# shellcheck disable=SC2317 # a trap handler
-stop()
-{
-	trap '' INT TERM
-	[ ${#children[@]} -eq 0 ] || kill "${children[@]}" 2>/dev/null
-	wait
-	echo "ab.sh: interrupted" >&2
-	exit 130
-}
-trap stop INT TERM
+trap stop_boots INT TERM
 
 # The store: a commit's figures under what else made them (the profile's
 # fragments, the benchmark's files, the parameters, the tools, QEMU)

@@ -116,12 +116,18 @@ def judge_deterministic(base, change):
     return UNKNOWN
 
 
+def shown_unit(unit, exact):
+    """The unit a figure is shown in: an exact count of ns is one of
+    instructions (under -icount shift=0 a nanosecond is an instruction)."""
+    return 'insn' if exact and unit == 'ns' else unit
+
+
 def disturbed_notes(data, exact):
     """A note per side of an exact count whose runs lie more than the
     resolution above its lowest: disturbed, not its figure."""
     notes = []
     for name, (before, after, unit) in data.items():
-        unit = 'insn' if exact[name] else unit
+        unit = shown_unit(unit, exact[name])
         for side, values in (('base', before), ('change', after)):
             high = [f'{i + 1} (+{v - min(values):.3f})'
                     for i, v in enumerate(values)
@@ -291,15 +297,14 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
             before, after = min(before), min(after)
         else:
             before, after = np.mean(before), np.mean(after)
-        # under -icount shift=0 a nanosecond is an instruction
-        unit = 'insn' if deterministic and unit == 'ns' else unit
+        unit = shown_unit(unit, exact[name])
         rows.append([name, f'{before:.3f}{unit}', f'{after:.3f}{unit}',
                      f'{after - before:+.3f}',
                      f'{100 * (after - before) / before:+.2f}%'
                      if before else '-', verdicts[name]])
     rows += one_sided(base, change)
-    rules = sorted({('insn' if deterministic and d[2] == 'ns' else d[2],
-                     exact[n]) for n, d in data.items()})
+    rules = sorted({(shown_unit(d[2], exact[n]), exact[n])
+                    for n, d in data.items()})
     header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
               '; '.join(f'unit {u}, {rule(e, margin, alpha)}'
                         for u, e in rules))

@@ -16,9 +16,10 @@ or below its start; calls are the executions of blocks that start a
 symbol.  Each test also has its events (the plugin's locked operations,
 fences, calls, returns, indirect branches, string elements and bytes,
 loads and stores).  Counts are per element; the check says which tests
-lack the functions their path needs (the path fingerprint).  With --changed (the
-"OBJECT FUNCTION" lines of ab/objdiff.py), OUT gets the tests, one a
-line, in which no job ran any of those functions: not covered.
+lack the functions their path needs (the path fingerprint).  With
+--changed (the "OBJECT FUNCTION" lines of ab/objdiff.py), OUT gets the
+tests, one a line, in which no job ran any of those functions: not
+covered.
 """
 
 import argparse
@@ -153,11 +154,11 @@ def profile(job):
     return result
 
 
-def event_words(events, fmt='{:.3f}'):
+def event_words(events):
     """A test's events per element in words."""
     if events is None:
         return 'not counted (the plugin wrote none)'
-    return ', '.join(f'{e} {fmt.format(v)}' for e, v in zip(EVENTS, events))
+    return ', '.join(f'{e} {v:.3f}' for e, v in zip(EVENTS, events))
 
 
 def fingerprint(name, funcs):
