@@ -5,10 +5,12 @@
  * The tests run from module init, in a kernel thread bound to the first
  * online CPU the loading process may run on (taskset chooses it).  Each
  * test is timed in chunks of at most BENCH_CHUNK elements.  The thread
- * runs SCHED_FIFO, so that no other task preempts it inside a chunk, and
- * sleeps between chunks before each test and after every BENCH_RUN_NS,
- * so that the tasks it keeps waiting (the kernel log's readers, woken by
- * each result) run outside the timed chunks.
+ * runs SCHED_FIFO, so that no other task preempts it inside a chunk.  It
+ * sleeps before each test's timed chunks and after every BENCH_RUN_NS of
+ * them, so that the tasks it keeps waiting (the kernel log's readers,
+ * woken by each result) run outside the timed chunks, and then waits for
+ * the RCU callbacks queued until then.  Each test first runs one chunk
+ * untimed.
  * Init fails with -EIO when a test failed and with -EINTR when the
  * loading process was killed.
  *
@@ -31,6 +33,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <net/page_pool/helpers.h>
 #include <linux/device/faux.h>
@@ -396,13 +399,20 @@ static const struct bench_test bench_tests[] = {
 	},
 };
 
-/* A sleep of one jiffy, always or once BENCH_RUN_NS passed since the last */
+/*
+ * A sleep of one jiffy, always or once BENCH_RUN_NS passed since the last,
+ * for the tasks the thread keeps waiting; then the wait for the RCU
+ * callbacks queued until now, which would otherwise run in the softirqs of
+ * the next timed chunk (other tasks' freed objects, which also change what
+ * the test's own allocations find in the slab and page allocators).
+ */
 static void bench_pause(bool always)
 {
 	static u64 last;
 
 	if (always || ktime_get_ns() - last > BENCH_RUN_NS) {
 		schedule_timeout_uninterruptible(1);
+		rcu_barrier();
 		last = ktime_get_ns();
 	}
 }
@@ -460,7 +470,20 @@ static int bench_chunks(struct time_bench_record *rec, void *data)
 {
 	struct bench_run *run = data;
 	uint32_t total = rec->loops, done;
+	struct time_bench_record warm = {
+		.loops = min_t(uint32_t, total, BENCH_CHUNK),
+	};
 
+	/*
+	 * One chunk untimed first, so that the timed chunks start from the
+	 * state they keep (the pool, its ring, the page allocator's per-CPU
+	 * lists), whatever the previous test left.
+	 */
+	if (!run->test->func(&warm, data))
+		return 0;
+	bench_pause(true);
+	if (run->test->expect)
+		bench_path_start(run);
 	for (done = 0; done < total; done += rec->loops) {
 		rec->loops = min_t(uint32_t, total - done, BENCH_CHUNK);
 		if (READ_ONCE(bench_stop)) {
@@ -509,7 +532,6 @@ static void bench_run(const struct bench_test *t)
 			return;
 		}
 		pp_fill_ptr_ring(run.pp, 64);
-		bench_path_start(&run);
 	}
 	ok = time_bench_loop(loops * (t->mult ?: 1), 0, (char *)t->name, &run,
 			     bench_chunks);
@@ -563,7 +585,6 @@ static int run_benchmark_tests(void *arg)
 			break;
 		if (!enabled(bench_tests[i].bit))
 			continue;
-		bench_pause(true);
 		bench_run(&bench_tests[i]);
 	}
 	if (enabled(bit_run_bench_cross_cpu) && !READ_ONCE(bench_stop))
