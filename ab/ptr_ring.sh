@@ -183,49 +183,72 @@ for i in $(seq "$runs"); do
 done
 [ "$runs" -eq 0 ] || echo "ptr_ring.sh: $runs native runs a side in $SECONDS s"
 
-# ir BIN MODE N: the instructions of a run of MODE, N items a repetition,
-# in ptr_ring_test's ring_*() functions and what they call: ptr_ring.h's
-# code as its users call it, and the shim's locks; not the harness, which
-# does not change with the header, nor the waits.  -P 1: valgrind runs one
-# thread at a time (fair scheduling, or a spinning thread starves the other
-# for whole time slices).
+# ir BIN MODE N: the events of a run of MODE, N items a repetition, in
+# ptr_ring_test's ring_*() functions and what they call: ptr_ring.h's code
+# as its users call it, and the shim's locks; not the harness, which does
+# not change with the header, nor the waits.  One line: instructions,
+# locked operations (callgrind's bus events: smp_mb() and atomics), L1
+# misses that hit the last level, last-level misses and mispredicted
+# branches, in the caches of the deterministic mode's named CPU
+# (Skylake-Server: 32 KiB 8-way L1s, a 1 MiB 16-way L2 as the last level).
+# A model: one cache for both threads, so no coherence misses (false
+# sharing shows in the layout, not here).  -P 1: valgrind runs one thread
+# at a time (fair scheduling, or a spinning thread starves the other for
+# whole time slices).  Its per-function file is kept.
 ir()
 {
-	local f=$out/callgrind/cg.$$.$RANDOM
+	local side=${1%/bin/ptr_ring_test}
+	local f=$out/callgrind/${side##*/}.$2.$3.$$.$RANDOM
 
 	valgrind --tool=callgrind --fair-sched=yes --toggle-collect='ring_*' \
-		--collect-atstart=no --collect-bus=yes --callgrind-out-file="$f" \
+		--collect-atstart=no --collect-bus=yes --cache-sim=yes \
+		--branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
+		--LL=1048576,16,64 --callgrind-out-file="$f" \
 		"$1" -m "$2" -P 1 -n "$3" -r 1 >/dev/null 2>&1 &&
-	awk '/^(summary|totals):/ { if ($2 > 0) print $2, $3 + 0; exit }' "$f"
-	rm -f "$f"
+	awk '/^events:/ { for (i = 2; i <= NF; i++) col[$i] = i }
+	     /^(summary|totals):/ {
+		for (e in col) v[e] = $col[e] + 0
+		l1 = v["I1mr"] + v["D1mr"] + v["D1mw"]
+		ll = v["ILmr"] + v["DLmr"] + v["DLmw"]
+		if (v["Ir"] > 0)
+			print v["Ir"], v["Ge"], l1 - ll, ll, v["Bcm"] + v["Bim"]
+		exit }' "$f"
 }
 
-# callgrind SIDE: KTAP of instructions per item in each mode the side's
-# short run passed, and of locked operations per item (callgrind's bus
-# events: smp_mb() and atomics; MODE:locked, in ops); the runs of N and 2N
-# items one after the other (run side by side, each moves the other's
-# thread switches and so its counts)
+# callgrind SIDE: KTAP, per mode the side's short run passed, of
+# instructions per item, locked operations per item (MODE:locked, in ops)
+# and model cycles per item (MODE:model, vmtest/lib/cycles.py's estimate
+# of the events, in cyc); the runs of N and 2N items one after the other
+# (run side by side, each moves the other's thread switches and so its
+# counts)
 callgrind()
 {
-	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b
+	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b d i
 
 	for m in $(modes_of "$out/smoke-$1.tap"); do
-		k=$((k + 1))
 		# in the background: a signal's trap runs within wait
 		ir "$bin" "$m" "$CG_ITEMS" >"$t.a" &
 		wait $!
 		ir "$bin" "$m" $((2 * CG_ITEMS)) >"$t.b" &
 		wait $!
-		read -r a la <"$t.a" && read -r b lb <"$t.b" || a=''
-		if [ -n "$a" ]; then
+		read -r -a a <"$t.a" && read -r -a b <"$t.b" || a=()
+		if [ ${#a[@]} -eq 5 ] && [ ${#b[@]} -eq 5 ]; then
 			# -r 1: a warm-up and one repetition, 2N items
-			awk -v k=$k -v m="$m" -v a="$a" -v b="$b" -v n="$CG_ITEMS" \
-				-v la="$la" -v lb="$lb" 'BEGIN {
-				printf "ok %d %s # perf=%.3finsn\n", 2 * k - 1, m, (b - a) / (2 * n)
-				printf "ok %d %s:locked # perf=%.3fops\n", 2 * k, m, (lb - la) / (2 * n) }'
+			d=()
+			for i in 0 1 2 3 4; do
+				d+=("$(awk -v a="${a[i]}" -v b="${b[i]}" -v n="$CG_ITEMS" \
+					'BEGIN { printf "%.4f", (b - a) / (2 * n) }')")
+			done
+			printf 'ok %d %s # perf=%.3finsn\n' $((k + 1)) "$m" "${d[0]}"
+			printf 'ok %d %s:locked # perf=%.3fops\n' $((k + 2)) "$m" "${d[1]}"
+			printf 'ok %d %s:model # perf=%.3fcyc\n' $((k + 3)) "$m" \
+				"$("$repo/vmtest/lib/cycles.py" --total insn="${d[0]}" \
+				locked="${d[1]}" "l1 misses=${d[2]}" "ll misses=${d[3]}" \
+				mispredicts="${d[4]}")"
 		else
-			echo "not ok $k $m # callgrind failed"
+			echo "not ok $((k + 1)) $m # callgrind failed"
 		fi
+		k=$((k + 3))
 	done
 	rm -f "$t.a" "$t.b"
 }
@@ -251,7 +274,7 @@ done
 			--change "$out"/native/change-*.tap --format "$format"
 	fi
 	if [ "$cg_runs" -gt 0 ]; then
-		echo "# deterministic: callgrind, instructions per item in ring_*(), $cg_runs runs a side"
+		echo "# deterministic: callgrind, instructions per item in ring_*(), $cg_runs runs a side; MODE:model, cycles estimated from them and callgrind's caches (vmtest/lib/cycles.py), not measured"
 		"$ab/verdict.py" --base "$out"/callgrind/base-*.tap \
 			--change "$out"/callgrind/change-*.tap --deterministic --format "$format"
 	fi

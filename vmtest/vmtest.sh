@@ -91,7 +91,9 @@ with the same exit code.
                       (QEMU plugin vmtest/plugin/insn_count.c,
                       built from Debian's qemu source; the module's
                       runner-only marks); JOB/insn-profile.txt, and a
-                      test whose functions are not its path's fails
+                      test whose functions are not its path's fails;
+                      JOB/model.tap: each test's model cycles, an
+                      estimate from the events (vmtest/lib/cycles.py)
   -d, --debug         'current' as a debug kernel (KASAN, KMEMLEAK,
                       PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
                       kmemleak is scanned after the tests
@@ -479,9 +481,10 @@ run_target()
 	msg "$target: booting $(basename "$kernel") ($KTREE_VERSION tree, $KARCH, $VM_CPUS vCPUs, $VM_MEM)"
 	run_vm "$kernel" "$initrd" "$job" || return
 	[ "$ATTRIBUTE" -eq 0 ] && return
-	python3 "$VMTEST_DIR/lib/insn_profile.py" "$job" >"$job/insn-profile.txt" ||
+	python3 "$VMTEST_DIR/lib/insn_profile.py" "$job" --ktap "$job/model.tap" \
+		>"$job/insn-profile.txt" ||
 		{ msg "--attribute: see $job/insn-profile.txt"; return 1; }
-	msg "$target: instructions per test and function in $job/insn-profile.txt"
+	msg "$target: instructions per test and function in $job/insn-profile.txt, model cycles (an estimate) in $job/model.tap"
 }
 
 # The run of one target owns a job directory, made before anything else:

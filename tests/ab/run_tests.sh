@@ -25,8 +25,9 @@
 #     no .config, refused,
 #   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
 #     one instruction slower (callgrind) and no locked operation more, an
-#     smp_mb() for an smp_wmb() one locked operation more, an A/A pair
-#     never slower or faster, SIGTERM stops it (130) and leaves no process,
+#     smp_mb() for an smp_wmb() one locked operation more and about 18
+#     model cycles, an A/A pair never slower or faster and the same model
+#     cycles, SIGTERM stops it (130) and leaves no process,
 #   - checkpatch --strict and line length on the files (pylint and ruff:
 #     tests/static).
 #
@@ -301,6 +302,10 @@ else
 	table "$tmp/mb/table.text"
 	expect_grep "ab.sh --ptr-ring: ... one locked operation more per item" \
 		"$tmp/mb/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops +\+1\.000 .* slower$'
+	expect_grep "ab.sh --ptr-ring: ... about 18 model cycles more (a locked operation's cost)" \
+		"$tmp/mb/table.text.cg" '^single:model +[0-9.]+cyc +[0-9.]+cyc +\+1[789]\.[0-9]+ .* slower$'
+	check "ab.sh --ptr-ring: ... and callgrind's per-function files are kept" \
+		test -n "$(find "$tmp/mb/callgrind" -name 'change.single.*' -size +0)"
 	check "ab.sh --ptr-ring: the base tree is not written" \
 		cmp -s "$src/include/linux/ptr_ring.h" "$tmp/base/include/linux/ptr_ring.h"
 	expect_rc "ab.sh --ptr-ring: the same header on both sides: exit 0" 0 \
@@ -313,6 +318,8 @@ else
 		"$tmp/aa/table.text.cg" '^single +[0-9.]+insn .* (same|unknown \(run more\))$'
 	expect_grep "ab.sh --ptr-ring: ... and the same locked operations" \
 		"$tmp/aa/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops .* same$'
+	expect_grep "ab.sh --ptr-ring: ... and the same model cycles" \
+		"$tmp/aa/table.text.cg" '^single:model +[0-9.]+cyc +[0-9.]+cyc .* same$'
 	expect_rc "ab.sh --ptr-ring: consumer_head without its own cache line: exit 0" 0 \
 		"$tmp/head.log" prrun --change "$TESTS_DIR/ab/ptr_ring-consumer-head.patch" \
 		--callgrind-runs 0 -o "$tmp/head"

@@ -121,7 +121,12 @@ sed -i '/^ffffffff81001300/d; $a ffffffff81001300 1 100 100 0 0 0 0 0 0 100 0' \
 	"$work/locked1/insn.raw"
 "$PROF" --base "$work/locked" --change "$work/locked1" >"$work/ev.log" 2>&1
 expect_grep "insn_profile.py --base --change: a locked operation more per element, named" \
-	"$work/ev.log" '^no-softirq-page_pool01 events/elem: locked \+1\.00, loads \+1\.00$'
+	"$work/ev.log" '^no-softirq-page_pool01 events/elem: locked \+1\.00, loads \+1\.00, model cycles \+18\.25 \(estimate\)$'
+"$PROF" "$work/locked" >"$work/model.log" 2>&1
+expect_grep "insn_profile.py: a test's model cycles, the largest terms named" \
+	"$work/model.log" '^  model: 5\.1 model cycles/elem \(estimate; most: insn 5\.1, '
+expect_grep "... and a job without events says it has no estimate" "$work/prof.log" \
+	'^  model: not estimated \(no events\)$'
 cp -r "$work/locked" "$work/thunk"
 echo 'ffffffff81001400 T its_return_thunk' >>"$work/thunk/kallsyms"
 echo 'ffffffff81001400 1 200 0 0 0 200 0 0 0 0 0' >>"$work/thunk/insn.raw"
@@ -139,6 +144,25 @@ echo 'net/core/page_pool.o page_pool_alloc_pages' >>"$work/changed"
 "$PROF" --base "$job" --change "$job" --changed "$work/changed" \
 	--uncovered "$work/uncovered" >"$work/cov.log" 2>&1
 check "... and one it ran makes it covered" test ! -s "$work/uncovered"
+
+# The cost table on canned counts, per element: a loop of 100 plain
+# instructions, a locked add, an mfence, two calls and returns, an
+# indirect call and a rep stosb of 4096 bytes (4096 instructions to TCG)
+CYC=$REPO/vmtest/lib/cycles.py
+got=$("$CYC" --total insn=4196 'string elements=4096' 'string bytes=4096' \
+	locked=1 fences=1 calls=2 rets=2 indirect=1 2>&1)
+check "cycles.py: the documented figure, 25 + 18 + 33 + 4 + 1 + 64 = 145 ($got)" \
+	test "$got" = 145.0000
+"$CYC" insn=10 >"$work/cyc.log" 2>&1
+expect_grep "... and what was not counted is named, not taken as zero" "$work/cyc.log" \
+	'^not counted: locked, fences, calls, rets, indirect, string bytes, l1 misses, ll misses, mispredicts$'
+echo '{"insn": "fast"}' >"$work/table.json"
+expect_rc "cycles.py: a cost table that cannot be read: exit 2" 2 "$work/cyc.log" \
+	"$CYC" --table "$work/table.json" insn=1
+check "... in one line" test "$(wc -l <"$work/cyc.log")" -eq 1
+expect_rc "cycles.py: an event the model does not know: exit 2" 2 "$work/cyc.log" \
+	"$CYC" cache=1
+
 rm "$work/lacks/kallsyms"
 expect_rc "insn_profile.py: a job without kallsyms: exit 2" 2 "$work/bad.log" \
 	"$PROF" "$work/lacks"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where a deterministic run's instructions go, per test and function.
 
-  insn_profile.py JOB                     the job's table
+  insn_profile.py JOB [--ktap OUT]        the job's table; OUT: KTAP of
+                                          each test's model cycles
   insn_profile.py --base JOB... --change JOB... [--changed FILE --uncovered OUT]
                                           the functions that moved
 
@@ -29,6 +30,8 @@ import os
 import re
 import subprocess
 import sys
+
+import cycles
 
 TYPE = re.compile(r'Type:(\S+) .*invoke count:(\d+)')
 PERF = re.compile(r'^(?:# )*ok \d+ (\S+) # perf=([\d.]+)')
@@ -161,6 +164,25 @@ def event_words(events):
     return ', '.join(f'{e} {v:.3f}' for e, v in zip(EVENTS, events))
 
 
+def model(total, events):
+    """The model cycles of a test's insn/elem and events, in words."""
+    if events is None:
+        return 'not estimated (no events)'
+    return cycles.words(dict(zip(EVENTS, events), insn=total))
+
+
+def model_ktap(prof):
+    """KTAP of each test's model cycles per element, TEST:model in cyc,
+    for the tests whose events were counted."""
+    rows = [(name, cycles.estimate(dict(
+        zip(EVENTS, events), insn=sum(i for i, _ in funcs.values())))[0])
+        for name, (_, _, _, funcs, events) in prof.items()
+        if events is not None]
+    return ''.join(['TAP version 13\n', f'1..{len(rows)}\n'] + [
+        f'ok {i} {name}:model # perf={c:.3f}cyc\n'
+        for i, (name, c) in enumerate(rows, 1)])
+
+
 def fingerprint(name, funcs):
     """What the test's path lacks or has too much of, as strings."""
     bad = []
@@ -191,6 +213,7 @@ def table(prof, top=8):
             lines.append(f'  {sym:40} {insn:9.3f} insn/elem '
                          f'{calls:7.3f} calls/elem')
         lines.append(f'  events/elem: {event_words(events)}')
+        lines.append(f'  model: {model(total, events)}')
     return '\n'.join(lines), good
 
 
@@ -243,7 +266,13 @@ def events_moved(base, change):
                          for side in sides)
         words = [f'{e} {b - a:+.2f}' for e, a, b in
                  zip(EVENTS, before, after) if abs(b - a) >= MOVED]
-        if words:
+        insn = [sum(sum(i for i, _ in prof[test][3].values())
+                    for prof in profs if test in prof) / len(side)
+                for profs, side in zip((base, change), sides)]
+        est = [cycles.estimate(dict(zip(EVENTS, e), insn=i))[0]
+               for e, i in zip((before, after), insn)]
+        if words or abs(est[1] - est[0]) >= MOVED:
+            words.append(f'model cycles {est[1] - est[0]:+.2f} (estimate)')
             lines.append(f'{test} events/elem: ' + ', '.join(words))
     return lines
 
@@ -263,6 +292,7 @@ def main(argv=None):
     parser.add_argument('--change', nargs='+', metavar='JOB')
     parser.add_argument('--changed', metavar='FILE')
     parser.add_argument('--uncovered', metavar='OUT')
+    parser.add_argument('--ktap', metavar='OUT')
     args = parser.parse_args(argv)
     if bool(args.changed) != bool(args.uncovered):
         parser.error('--changed and --uncovered go together')
@@ -281,7 +311,11 @@ def main(argv=None):
             return 0
         if not args.job:
             parser.error('a JOB, or --base and --change')
-        text, good = table(profile(args.job))
+        prof = profile(args.job)
+        text, good = table(prof)
+        if args.ktap:
+            with open(args.ktap, 'w', encoding='utf-8') as out:
+                out.write(model_ktap(prof))
     except (ProfileError, subprocess.CalledProcessError, ValueError,
             IndexError, OSError) as err:
         print(f'insn_profile.py: {err}', file=sys.stderr)
