@@ -22,6 +22,9 @@
 #                     build is skipped
 #   --report A..B     the range's table and plot from the store, nothing
 #                     built or booted
+#   --attribute       per-function counts (vmtest.sh --attribute): under
+#                     the table, per step, the functions and events that
+#                     moved and the model cycles (an estimate)
 #   -n, --boots N     boots a commit (default 3)
 #   -j, --jobs N      boots at a time (default: the CPUs)
 #   --profile P       the config: distro (default) or tiny, as the runner's
@@ -62,7 +65,7 @@ usage()
 }
 
 tree='' base='' change='' range='' mode='' test='' boots=3 jobs=''
-profile=distro params=() out=''
+profile=distro params=() out='' attribute=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:-}; shift ;;
@@ -72,6 +75,7 @@ while [ $# -gt 0 ]; do
 		[ -z "$mode" ] || die "$1: one of --range, --bisect, --report"
 		mode=${1#--} range=${2:-}; shift ;;
 	--test) test=${2:-}; shift ;;
+	--attribute) attribute=1 ;;
 	-n | --boots) boots=${2:-}; shift ;;
 	-j | --jobs) jobs=${2:-}; shift ;;
 	--profile) profile=${2:-}; shift ;;
@@ -141,10 +145,33 @@ store=$cache/ab/store/$env_key
 work=$cache/ab/git/$(echo "$tree" | hash_of)-$profile
 src=$work/src kdir=$work/build
 
-# measured SHA: whether the store has BOOTS boots of SHA
+# measured SHA: whether the store has BOOTS boots of SHA (with
+# --attribute, boots with their profiles)
 measured()
 {
-	[ "$(find "$store/$1" -maxdepth 1 -name 'boot-*' 2>/dev/null | wc -l)" -ge "$boots" ]
+	local want=ktap
+
+	[ "$attribute" -eq 0 ] || want=profile.json
+	[ "$(find "$store/$1" -mindepth 2 -maxdepth 2 -path '*/boot-*' \
+		-name "$want" 2>/dev/null | wc -l)" -ge "$boots" ]
+}
+
+# steps SHA...: per commit after the first, the functions and events
+# that moved from the one before (the boots' profiles, --attribute)
+steps()
+{
+	local prev='' sha
+
+	[ "$attribute" -eq 1 ] || return 0
+	for sha in "$@"; do
+		if [ -n "$prev" ] && measured "$prev" && measured "$sha"; then
+			echo "step $(git -C "$tree" log -1 --format='%h %s' "$sha"):"
+			"$repo/vmtest/lib/insn_profile.py" \
+				--base "$store/$prev"/boot-*/profile.json \
+				--change "$store/$sha"/boot-*/profile.json | sed 1d
+		fi
+		prev=$sha
+	done
 }
 
 # build SHA: the commit built in kdir, incrementally from the last commit
@@ -194,8 +221,8 @@ measure()
 	fi
 	builds=$((builds + 1))
 	rm -f "$out/${sha:0:12}"-*.job
-	boot_all "$out" "$boots" "$jobs" "${sha:0:12}=$kdir" -- -D "${params[@]}" ||
-		failed=1
+	boot_all "$out" "$boots" "$jobs" "${sha:0:12}=$kdir" -- -D "${params[@]}" \
+		"${attr[@]}" || failed=1
 	for i in $(seq "$boots"); do
 		job=$(cat "$out/${sha:0:12}-$i.job" 2>/dev/null)
 		[ -d "$job/ktap" ] || continue
@@ -203,6 +230,9 @@ measure()
 		mkdir -p "$store/$sha/boot-$i" &&
 		cp -r "$job/ktap" "$store/$sha/boot-$i/" &&
 		cp "$job/qemu" "$store/$sha/boot-$i/" 2>/dev/null
+		for f in profile.json model.tap; do
+			[ ! -f "$job/$f" ] || cp "$job/$f" "$store/$sha/boot-$i/"
+		done
 	done
 	measured "$sha" || { failed=1; return 1; }
 }
@@ -210,22 +240,27 @@ measure()
 mkdir -p "$(dirname "$work")" || die "cannot make $(dirname "$work")"
 exec 9>"$work.lock"
 flock 9
-builds=0 failed=0
+builds=0 failed=0 attr=()
+[ "$attribute" -eq 0 ] || attr=(--attribute)
 case $mode in
 '')
 	for sha in "${commits[@]}"; do
 		measure "$sha" || die "$(git -C "$tree" log -1 --format='%h %s' "$sha"): not measured"
 	done
-	"$ab/verdict.py" --base "$store/${commits[0]}"/boot-* \
-		--change "$store/${commits[1]}"/boot-* --deterministic |
-		tee "$out/table.text"
+	{
+		"$ab/verdict.py" --base "$store/${commits[0]}"/boot-* \
+			--change "$store/${commits[1]}"/boot-* --deterministic &&
+		steps "${commits[@]}"
+	} | tee "$out/table.text"
 	;;
 range | report)
 	if [ "$mode" = range ]; then
 		for sha in "${commits[@]}"; do measure "$sha"; done
 	fi
-	"$ab/range.py" table --out "$out" "${commits[@]/#/$store/}" |
-		tee "$out/table.text"
+	{
+		"$ab/range.py" table --out "$out" "${commits[@]/#/$store/}" &&
+		steps "${commits[@]}"
+	} | tee "$out/table.text"
 	;;
 bisect)
 	# The first commit whose figures differ from the first's: lo is
@@ -264,8 +299,11 @@ bisect)
 	done
 	echo "ab.sh: first commit that moves ${test:-a test}: $(git -C "$tree" log -1 --format='%H %s' "${commits[hi]}")"
 	echo "ab.sh: $builds builds, $((builds * boots)) boots${skip[*]:+, skipped (do not build): ${skip[*]}}"
-	"$ab/range.py" table --out "$out" "$store/${commits[lo]}" \
-		"$store/${commits[hi]}" | tee "$out/table.text"
+	{
+		"$ab/range.py" table --out "$out" "$store/${commits[lo]}" \
+			"$store/${commits[hi]}" &&
+		steps "${commits[lo]}" "${commits[hi]}"
+	} | tee "$out/table.text"
 	;;
 esac
 echo "ab.sh: $out"

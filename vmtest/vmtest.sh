@@ -93,7 +93,8 @@ with the same exit code.
                       runner-only marks); JOB/insn-profile.txt, and a
                       test whose functions are not its path's fails;
                       JOB/model.tap: each test's model cycles, an
-                      estimate from the events (vmtest/lib/cycles.py)
+                      estimate from the events (vmtest/lib/cycles.py);
+                      JOB/profile.json: the profile, for comparisons
   -d, --debug         'current' as a debug kernel (KASAN, KMEMLEAK,
                       PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
                       kmemleak is scanned after the tests
@@ -482,7 +483,7 @@ run_target()
 	run_vm "$kernel" "$initrd" "$job" || return
 	[ "$ATTRIBUTE" -eq 0 ] && return
 	python3 "$VMTEST_DIR/lib/insn_profile.py" "$job" --ktap "$job/model.tap" \
-		>"$job/insn-profile.txt" ||
+		--json "$job/profile.json" >"$job/insn-profile.txt" ||
 		{ msg "--attribute: see $job/insn-profile.txt"; return 1; }
 	msg "$target: instructions per test and function in $job/insn-profile.txt, model cycles (an estimate) in $job/model.tap"
 }

@@ -11,6 +11,7 @@
 #   - the store: an overlapping range again, and --report, build nothing;
 #   - --bisect: the third commit, in at most three builds;
 #   - --base/--change: the before/after table;
+#   - --attribute: each step's functions that moved;
 #   - bad input: exit 2 and one line, before any build;
 #   - the tree is never written.
 
@@ -138,6 +139,21 @@ expect_rc "--base/--change: exit 0" 0 "$tmp/pair.log" \
 	abgit cache --base "$c2" --change "$c3"
 expect_grep "--base/--change: the before/after table" "$tmp/pair.log" \
 	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower$'
+
+# --attribute: per step, the functions that moved (the boots' profiles)
+expect_rc "--range --attribute: exit 0" 0 "$tmp/attr.log" \
+	abgit attr --range "$c1..$c3" --attribute -o "$tmp/attr"
+expect_grep "--range --attribute: the nop's step names its function" \
+	"$tmp/attr/table.text" '^no-softirq-page_pool01: page_pool_alloc_netmems \+1\.00$'
+check "--range --attribute: ... after the step's commit" \
+	test "$(grep -A1 "^step ${c3:0:7}" "$tmp/attr/table.text" | tail -n 1)" = \
+	"no-softirq-page_pool01: page_pool_alloc_netmems +1.00"
+expect_grep "--range --attribute: ... and the step that moved nothing says so" \
+	"$tmp/attr/table.text" '^no function moved by 0\.05 insn/elem or more$'
+: >"$tmp/jobs/calls"
+expect_rc "--range --attribute again: exit 0" 0 "$tmp/attr2.log" \
+	abgit attr --range "$c1..$c3" --attribute -o "$tmp/attr2"
+check "--range --attribute again: nothing built" test "$(builds)" -eq 0
 
 # Bad input: one line, exit 2, nothing built
 : >"$tmp/jobs/calls"

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where a deterministic run's instructions go, per test and function.
 
-  insn_profile.py JOB [--ktap OUT]        the job's table; OUT: KTAP of
-                                          each test's model cycles
+  insn_profile.py JOB [--ktap OUT] [--json OUT]
+                                          the job's table; OUT: KTAP of
+                                          each test's model cycles, the
+                                          profile as JSON
   insn_profile.py --base JOB... --change JOB... [--changed FILE --uncovered OUT]
                                           the functions that moved
 
-A JOB is a vmtest.sh --attribute run's directory: insn.raw (the QEMU
+A JOB is a vmtest.sh --attribute run's directory, or its profile.json: insn.raw (the QEMU
 plugin's blocks per test, vmtest/plugin/insn_count.c), kallsyms (the
 guest kernel's symbols), sections (the module's section addresses while
 it was loaded), the module it loaded (install/.../bench_page_pool.ko) and
@@ -26,6 +28,7 @@ covered.
 import argparse
 import bisect
 import glob
+import json
 import os
 import re
 import subprocess
@@ -128,7 +131,11 @@ def add_block(funcs, syms, addrs, field):
 
 def profile(job):
     """{test: [elements, figure, named share, {symbol: (insn, calls)},
-    [events] or None when the plugin counted none]}, per element."""
+    [events] or None when the plugin counted none]}, per element; JOB may
+    be a profile saved as JSON (--json)."""
+    if job.endswith('.json'):
+        with open(job, encoding='utf-8') as handle:
+            return json.load(handle)
     syms = symbols(job)
     addrs = [a for a, _ in syms]
     order = tests_of(job)
@@ -293,6 +300,7 @@ def main(argv=None):
     parser.add_argument('--changed', metavar='FILE')
     parser.add_argument('--uncovered', metavar='OUT')
     parser.add_argument('--ktap', metavar='OUT')
+    parser.add_argument('--json', metavar='OUT')
     args = parser.parse_args(argv)
     if bool(args.changed) != bool(args.uncovered):
         parser.error('--changed and --uncovered go together')
@@ -316,6 +324,9 @@ def main(argv=None):
         if args.ktap:
             with open(args.ktap, 'w', encoding='utf-8') as out:
                 out.write(model_ktap(prof))
+        if args.json:
+            with open(args.json, 'w', encoding='utf-8') as out:
+                json.dump(prof, out)
     except (ProfileError, subprocess.CalledProcessError, ValueError,
             IndexError, OSError) as err:
         print(f'insn_profile.py: {err}', file=sys.stderr)
