@@ -12,7 +12,10 @@
 #        ab/ab.sh --tree DIR --report A..B [options]
 #   --tree DIR        a kernel git tree; REVs are anything git rev-parse
 #                     takes there; only committed states are measured
-#   --base/--change   two commits: the before/after table
+#   --base/--change   two commits: the before/after table; --change
+#                     PATCH (repeatable: a patch, an mbox or a directory
+#                     of format-patch files, as ab.sh takes them): the
+#                     base commit with the patches applied
 #   --range A..B      A and every commit of A..B, cumulative: a column
 #                     per commit, what each changed, and the plot
 #                     (OUT/range.png, .svg)
@@ -40,6 +43,8 @@ ab=$(dirname "$self")
 repo=$(dirname "$ab")
 # shellcheck source-path=SCRIPTDIR source=boots.sh
 . "$ab/boots.sh"
+# shellcheck source-path=SCRIPTDIR source=patches.sh
+. "$ab/patches.sh"
 # The runner's configuration steps (make_config, missing_options, hash_of)
 VMTEST_DIR=$repo/vmtest KARCH=x86_64
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
@@ -65,12 +70,15 @@ usage()
 }
 
 tree='' base='' change='' range='' mode='' test='' boots=3 jobs=''
-profile=distro params=() out='' attribute=0
+profile=distro params=() out='' attribute=0 patches=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:-}; shift ;;
 	--base) base=${2:-}; shift ;;
-	--change) change=${2:-}; shift ;;
+	--change)
+		if [ -e "${2:-}" ]; then patches+=("$(realpath "$2")")
+		else change=${2:-}; fi
+		shift ;;
 	--range | --bisect | --report)
 		[ -z "$mode" ] || die "$1: one of --range, --bisect, --report"
 		mode=${1#--} range=${2:-}; shift ;;
@@ -107,12 +115,17 @@ resolve()
 }
 
 if [ -z "$mode" ]; then
-	if [ -z "$base" ] || [ -z "$change" ]; then
-		die "give --base REV and --change REV, --range, --bisect or --report A..B"
+	if [ -z "$base" ] || [ -z "$change" ] && [ ${#patches[@]} -eq 0 ]; then
+		die "give --base REV and --change REV or PATCH, --range, --bisect or --report A..B"
 	fi
-	commits=("$(resolve "$base")" "$(resolve "$change")") || exit 2
+	[ -z "$change" ] || [ ${#patches[@]} -eq 0 ] ||
+		die "--change: a REV or patches, not both"
+	commits=("$(resolve "$base")") || exit 2
+	[ -z "$change" ] || commits+=("$(resolve "$change")") || exit 2
 else
-	[ -z "$base$change" ] || die "--$mode takes A..B, not --base or --change"
+	if [ -n "$base$change" ] || [ ${#patches[@]} -gt 0 ]; then
+		die "--$mode takes A..B, not --base or --change"
+	fi
 	[[ $range == ?*..?* ]] || die "--$mode needs A..B, not '$range'"
 	first=$(resolve "${range%%..*}") && last=$(resolve "${range#*..}") ||
 		exit 2
@@ -129,6 +142,29 @@ fi
 out=${out:-$cache/ab/$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" || die "cannot make $out"
 out=$(realpath "$out")
+# Patches on the base: each applies (to the base commit's files), none
+# touches the benchmark, which is the project's own; the change is the
+# base commit and the patches' bytes
+if [ ${#patches[@]} -gt 0 ]; then
+	split_patches "$out/patches" "${patches[@]}"
+	echo "ab.sh: the change (NNNN sha256 subject), on ${commits[0]:0:12}:"
+	sed 's/^/  /' "$out/patches/list"
+	for d in "${BENCH[@]}"; do
+		! patch_paths "$out/patches" | grep -q "^$d/" ||
+			die "the patches change the benchmark ($d), which is the project's own: change the project instead"
+	done
+	mapfile -t paths < <(patch_paths "$out/patches")
+	rm -rf "$out/check"
+	mkdir -p "$out/check" || die "cannot make $out/check"
+	mapfile -t paths < <(git -C "$tree" ls-tree -r --name-only \
+		"${commits[0]}" -- "${paths[@]}")
+	[ ${#paths[@]} -eq 0 ] ||
+		git -C "$tree" archive "${commits[0]}" -- "${paths[@]}" |
+		tar -x -C "$out/check" || die "cannot read the base's files"
+	apply_patches "$out/patches" "$out/check" "${commits[0]:0:12}"
+	rm -rf "$out/check"
+	commits+=("${commits[0]}+$(cut -d' ' -f2 "$out/patches/list" | hash_of)")
+fi
 trap stop_boots INT TERM
 
 # The store: a commit's figures under what else made them (the profile's
@@ -144,6 +180,15 @@ env_key=$({ cat "${frags[@]}"
 store=$cache/ab/store/$env_key
 work=$cache/ab/git/$(echo "$tree" | hash_of)-$profile
 src=$work/src kdir=$work/build
+
+# describe POINT: a commit's short hash and subject; a commit with
+# patches (SHA+HASH) also the patches' subjects
+describe()
+{
+	git -C "$tree" log -1 --format='%h %s' "${1%%+*}"
+	[ "$1" = "${1%%+*}" ] ||
+		echo " + $(cut -d' ' -f3- "$store/$1/patches/list" | paste -sd ';' | sed 's/;/; /g')"
+}
 
 # measured SHA: whether the store has BOOTS boots of SHA (with
 # --attribute, boots with their profiles)
@@ -165,7 +210,7 @@ steps()
 	[ "$attribute" -eq 1 ] || return 0
 	for sha in "$@"; do
 		if [ -n "$prev" ] && measured "$prev" && measured "$sha"; then
-			echo "step $(git -C "$tree" log -1 --format='%h %s' "$sha"):"
+			echo "step $(describe "$sha" | paste -sd ''):"
 			"$repo/vmtest/lib/insn_profile.py" \
 				--base "$store/$prev"/boot-*/profile.json \
 				--change "$store/$sha"/boot-*/profile.json | sed 1d
@@ -181,14 +226,21 @@ build()
 	local sha=$1 log=$store/$1/build.log missing
 
 	mkdir -p "$store/$sha"
-	git -C "$tree" log -1 --format=%s "$sha" >"$store/$sha/subject"
+	if [ "$sha" != "${sha%%+*}" ]; then
+		rm -rf "$store/$sha/patches" &&
+		cp -r "$out/patches" "$store/$sha/patches" || return 1
+	fi
+	describe "$sha" | paste -sd '' | cut -d' ' -f2- >"$store/$sha/subject"
 	if [ ! -d "$src/.git" ]; then
 		rm -rf "$work"
 		git clone -q --shared --no-checkout "$tree" "$src" ||
 			die "cannot clone $tree into $work"
 	fi
-	git -C "$src" checkout -q --force --detach "$sha" 2>"$log" || return 1
-	echo "ab.sh: building $(git -C "$tree" log -1 --format='%h %s' "$sha")"
+	git -C "$src" checkout -q --force --detach "${sha%%+*}" 2>"$log" &&
+	git -C "$src" clean -fdq >>"$log" 2>&1 || return 1
+	[ "$sha" = "${sha%%+*}" ] ||
+		apply_patches "$store/$sha/patches" "$src" "${sha:0:12}"
+	echo "ab.sh: building $(describe "$sha" | paste -sd '')"
 	SECONDS=0
 	if [ "$(cat "$kdir/.ab-frags" 2>/dev/null)" != "$env_key" ]; then
 		rm -rf "$kdir" && mkdir -p "$kdir" &&
@@ -245,7 +297,7 @@ builds=0 failed=0 attr=()
 case $mode in
 '')
 	for sha in "${commits[@]}"; do
-		measure "$sha" || die "$(git -C "$tree" log -1 --format='%h %s' "$sha"): not measured"
+		measure "$sha" || die "$(describe "$sha" | paste -sd ''): not measured"
 	done
 	{
 		"$ab/verdict.py" --base "$store/${commits[0]}"/boot-* \

@@ -10,7 +10,7 @@
 #     building, the plot as PNG and SVG naming the third;
 #   - the store: an overlapping range again, and --report, build nothing;
 #   - --bisect: the third commit, in at most three builds;
-#   - --base/--change: the before/after table;
+#   - --base/--change: the before/after table; --change PATCH on --base;
 #   - --attribute: each step's functions that moved;
 #   - bad input: exit 2 and one line, before any build;
 #   - the tree is never written.
@@ -140,6 +140,23 @@ expect_rc "--base/--change: exit 0" 0 "$tmp/pair.log" \
 expect_grep "--base/--change: the before/after table" "$tmp/pair.log" \
 	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower$'
 
+# --base REV --change PATCH: the base commit with the patch applied
+g diff "$c2" "$c3" >"$tmp/nop.patch"
+: >"$tmp/jobs/calls"
+expect_rc "--base REV --change PATCH: exit 0" 0 "$tmp/patch.log" \
+	abgit cache --base "$c1" --change "$tmp/nop.patch" -o "$tmp/patch"
+expect_grep "--base REV --change PATCH: ... slower by the nop" "$tmp/patch/table.text" \
+	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower$'
+expect_grep "--base REV --change PATCH: ... what went in is listed" "$tmp/patch.log" \
+	'^  0001 [0-9a-f]{12} nop\.patch$'
+check "--base REV --change PATCH: one build, the base's from the store" \
+	test "$(builds)" -eq 1
+check "--base REV --change PATCH: the tree is as it was" test "$(tree_sums)" = "$before"
+printf '%s\n' '--- a/net/core/page_pool.c' '+++ b/net/core/page_pool.c' \
+	'@@ -1,2 +1,2 @@' ' no such line' '-nor this' '+x' >"$tmp/bad.patch"
+printf '%s\n' '--- /dev/null' '+++ b/tools/testing/selftests/net/bench/x' \
+	'@@ -0,0 +1 @@' '+x' >"$tmp/bench.patch"
+
 # --attribute: per step, the functions that moved (the boots' profiles)
 expect_rc "--range --attribute: exit 0" 0 "$tmp/attr.log" \
 	abgit attr --range "$c1..$c3" --attribute -o "$tmp/attr"
@@ -163,7 +180,10 @@ for case in "not a git tree:--tree $tmp/plain --range a..b" \
 	    "no commits:--range $c3..$c3" \
 	    "no test of the benchmark is named:--bisect $c1..$c5 --test nope" \
 	    "needs A..B:--range $c1" \
-	    "--base REV and --change REV:--base $c1"; do
+	    "--base REV and --change REV:--base $c1" \
+	    "does not apply:--base $c1 --change $tmp/bad.patch" \
+	    "change the benchmark:--base $c1 --change $tmp/bench.patch" \
+	    "takes A..B, not --base or --change:--range $c1..$c3 --change $tmp/nop.patch"; do
 	read -ra args <<<"${case#*:}"
 	expect_rc "bad input, ${case%%:*}: exit 2" 2 "$tmp/bad.log" abgit cache "${args[@]}"
 	expect_grep "... one line saying so" "$tmp/bad.log" "^ab.sh: .*${case%%:*}"
