@@ -69,14 +69,6 @@ die()
 	exit 2
 }
 
-# config_setting OPT=VALUE: CONFIG_OPT=VALUE, checked
-config_setting()
-{
-	[[ $1 =~ ^(CONFIG_)?([A-Z0-9_]+)=([ynm]|-?[0-9]+|0x[0-9a-f]+|\".*\")$ ]] ||
-		die "a config setting is OPTION=y, n, m, a number or a \"string\", not '$1'"
-	echo "CONFIG_${BASH_REMATCH[2]}=${BASH_REMATCH[3]}"
-}
-
 usage()
 {
 	sed -n '3,/^$/{/^$/d;p}' "$self" | cut -c3- >&2

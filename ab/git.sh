@@ -16,6 +16,9 @@
 #                     PATCH (repeatable: a patch, an mbox or a directory
 #                     of format-patch files, as ab.sh takes them): the
 #                     base commit with the patches applied
+#   --base-config, --change-config OPTION=VALUE
+#                     a side built with the option set (repeatable;
+#                     with --base alone, what the option costs there)
 #   --range A..B      A and every commit of A..B, cumulative: a column
 #                     per commit, what each changed, and the plot
 #                     (OUT/range.png, .svg)
@@ -71,6 +74,7 @@ usage()
 
 tree='' base='' change='' range='' mode='' test='' boots=3 jobs=''
 profile=distro params=() out='' attribute=0 patches=()
+base_config=() change_config=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:-}; shift ;;
@@ -83,6 +87,8 @@ while [ $# -gt 0 ]; do
 		[ -z "$mode" ] || die "$1: one of --range, --bisect, --report"
 		mode=${1#--} range=${2:-}; shift ;;
 	--test) test=${2:-}; shift ;;
+	--base-config) base_config+=("$(config_setting "${2:-}")") || exit 2; shift ;;
+	--change-config) change_config+=("$(config_setting "${2:-}")") || exit 2; shift ;;
 	--attribute) attribute=1 ;;
 	-n | --boots) boots=${2:-}; shift ;;
 	-j | --jobs) jobs=${2:-}; shift ;;
@@ -114,17 +120,20 @@ resolve()
 		die "'$1' is no commit in $tree"
 }
 
+configs=$((${#base_config[@]} + ${#change_config[@]}))
 if [ -z "$mode" ]; then
-	if [ -z "$base" ] || [ -z "$change" ] && [ ${#patches[@]} -eq 0 ]; then
-		die "give --base REV and --change REV or PATCH, --range, --bisect or --report A..B"
+	if [ -z "$base" ] ||
+	   [ -z "$change" ] && [ ${#patches[@]} -eq 0 ] && [ "$configs" -eq 0 ]; then
+		die "give --base REV and --change REV, PATCH or --change-config OPTION=VALUE, or --range, --bisect or --report A..B"
 	fi
 	[ -z "$change" ] || [ ${#patches[@]} -eq 0 ] ||
 		die "--change: a REV or patches, not both"
 	commits=("$(resolve "$base")") || exit 2
-	[ -z "$change" ] || commits+=("$(resolve "$change")") || exit 2
+	commits+=("${commits[0]}")
+	[ -z "$change" ] || commits[1]=$(resolve "$change") || exit 2
 else
-	if [ -n "$base$change" ] || [ ${#patches[@]} -gt 0 ]; then
-		die "--$mode takes A..B, not --base or --change"
+	if [ -n "$base$change" ] || [ $((${#patches[@]} + configs)) -gt 0 ]; then
+		die "--$mode takes A..B, not --base, --change or config settings"
 	fi
 	[[ $range == ?*..?* ]] || die "--$mode needs A..B, not '$range'"
 	first=$(resolve "${range%%..*}") && last=$(resolve "${range#*..}") ||
@@ -163,7 +172,7 @@ if [ ${#patches[@]} -gt 0 ]; then
 		tar -x -C "$out/check" || die "cannot read the base's files"
 	apply_patches "$out/patches" "$out/check" "${commits[0]:0:12}"
 	rm -rf "$out/check"
-	commits+=("${commits[0]}+$(cut -d' ' -f2 "$out/patches/list" | hash_of)")
+	commits[1]+=+p$(cut -d' ' -f2 "$out/patches/list" | hash_of)
 fi
 trap stop_boots INT TERM
 
@@ -178,6 +187,18 @@ env_key=$({ cat "${frags[@]}"
 	echo "${params[*]}"; build_tools 2>/dev/null
 	qemu-system-x86_64 --version 2>/dev/null | head -n 1; } | hash_of)
 store=$cache/ab/store/$env_key
+# Config settings: a side is its commit (and patches) built with them
+# (SHA...+cHASH, the settings kept with its figures)
+for side in 0 1; do
+	settings=("${base_config[@]}")
+	[ "$side" -eq 0 ] || settings=("${change_config[@]}")
+	[ ${#settings[@]} -gt 0 ] || continue
+	commits[side]+=+c$(printf '%s\n' "${settings[@]}" | sort | hash_of)
+	mkdir -p "$store/${commits[side]}" || die "cannot make $store"
+	printf '%s\n' "${settings[@]}" | sort >"$store/${commits[side]}/settings"
+done
+[ -n "$mode" ] || [ "${commits[0]}" != "${commits[1]}" ] ||
+	die "--base and --change are the same commit, patches and config: nothing to compare"
 work=$cache/ab/git/$(echo "$tree" | hash_of)-$profile
 src=$work/src kdir=$work/build
 
@@ -186,8 +207,10 @@ src=$work/src kdir=$work/build
 describe()
 {
 	git -C "$tree" log -1 --format='%h %s' "${1%%+*}"
-	[ "$1" = "${1%%+*}" ] ||
+	[ ! -f "$store/$1/patches/list" ] ||
 		echo " + $(cut -d' ' -f3- "$store/$1/patches/list" | paste -sd ';' | sed 's/;/; /g')"
+	[ ! -f "$store/$1/settings" ] ||
+		echo " with $(paste -sd ' ' "$store/$1/settings")"
 }
 
 # measured SHA: whether the store has BOOTS boots of SHA (with
@@ -223,10 +246,10 @@ steps()
 # built there; fails (its log kept in the store) when it does not build
 build()
 {
-	local sha=$1 log=$store/$1/build.log missing
+	local sha=$1 log=$store/$1/build.log missing line settings=()
 
 	mkdir -p "$store/$sha"
-	if [ "$sha" != "${sha%%+*}" ]; then
+	if [[ $sha == *+p* ]]; then
 		rm -rf "$store/$sha/patches" &&
 		cp -r "$out/patches" "$store/$sha/patches" || return 1
 	fi
@@ -238,17 +261,31 @@ build()
 	fi
 	git -C "$src" checkout -q --force --detach "${sha%%+*}" 2>"$log" &&
 	git -C "$src" clean -fdq >>"$log" 2>&1 || return 1
-	[ "$sha" = "${sha%%+*}" ] ||
+	[[ $sha != *+p* ]] ||
 		apply_patches "$store/$sha/patches" "$src" "${sha:0:12}"
 	echo "ab.sh: building $(describe "$sha" | paste -sd '')"
 	SECONDS=0
 	if [ "$(cat "$kdir/.ab-frags" 2>/dev/null)" != "$env_key" ]; then
 		rm -rf "$kdir" && mkdir -p "$kdir" &&
-		make_config "$src" "$kdir" "ARCH=$KARCH" "${frags[@]}" >>"$log" 2>&1 ||
-			return 1
-		echo "$env_key" >"$kdir/.ab-frags"
+		echo "$env_key" >"$kdir/.ab-frags" || return 1
 	fi
-	make -C "$src" O="$kdir" ARCH="$KARCH" olddefconfig >>"$log" 2>&1 &&
+	# The settings as the last fragment; the config made again only when
+	# they change (the objects they do not touch stay built)
+	[ ! -f "$store/$sha/settings" ] || settings=("$store/$sha/settings")
+	if [ ! -f "$kdir/.config" ] ||
+	   ! cmp -s "$kdir/.ab-settings" "${settings[0]:-/dev/null}"; then
+		make_config "$src" "$kdir" "ARCH=$KARCH" "${frags[@]}" \
+			"${settings[@]}" >>"$log" 2>&1 &&
+		cp "${settings[0]:-/dev/null}" "$kdir/.ab-settings" || return 1
+	fi
+	make -C "$src" O="$kdir" ARCH="$KARCH" olddefconfig >>"$log" 2>&1 ||
+		return 1
+	while read -r line; do
+		case $line in
+		*=n) ! grep -q "^${line%=n}=[^n]" "$kdir/.config" ;;
+		*) grep -qxF "$line" "$kdir/.config" ;;
+		esac || die "$line does not hold in $(describe "$sha" | head -n 1) (an option it depends on?)"
+	done < <(cat "${settings[@]}" /dev/null)
 	flock "$KBUILD_LOCK" make -C "$src" O="$kdir" ARCH="$KARCH" \
 		-j"$(nproc)" bzImage modules >>"$log" 2>&1 || return 1
 	missing=$(KTREE=$src missing_options "$kdir/.config" "${frags[@]}" | xargs)

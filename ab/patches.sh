@@ -1,10 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# The patches a before/after command takes (ab.sh, ptr_ring.sh): patch
-# files, mboxes or directories of format-patch files.  Each is split into
-# one diff per patch (from an mbox, the "[PATCH ...]" messages only, in
-# series order: a cover letter and replies are left out) and applied as
-# git applies it: a/ b/ prefixes or none, renames and deletions, no fuzz.
+# The changes a before/after command takes (ab.sh, ptr_ring.sh, git.sh):
+# patch files, mboxes or directories of format-patch files, and config
+# settings.  Each patch is split into one diff per patch (from an mbox,
+# the "[PATCH ...]" messages only, in series order: a cover letter and
+# replies are left out) and applied as git applies it: a/ b/ prefixes or
+# none, renames and deletions, no fuzz.
 # shellcheck shell=bash
+
+# config_setting OPT=VALUE: CONFIG_OPT=VALUE, checked
+config_setting()
+{
+	[[ $1 =~ ^(CONFIG_)?([A-Z0-9_]+)=([ynm]|-?[0-9]+|0x[0-9a-f]+|\".*\")$ ]] ||
+		die "a config setting is OPTION=y, n, m, a number or a \"string\", not '$1'"
+	echo "CONFIG_${BASH_REMATCH[2]}=${BASH_REMATCH[3]}"
+}
 
 # git_apply ARGS...: git apply as outside any repository (inside one, it
 # would take paths relative to its top and skip those outside the

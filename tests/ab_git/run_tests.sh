@@ -11,6 +11,7 @@
 #   - the store: an overlapping range again, and --report, build nothing;
 #   - --bisect: the third commit, in at most three builds;
 #   - --base/--change: the before/after table; --change PATCH on --base;
+#     --change-config (an option the tree lacks refused);
 #   - --attribute: each step's functions that moved;
 #   - bad input: exit 2 and one line, before any build;
 #   - the tree is never written.
@@ -27,30 +28,35 @@ linux=$tmp/linux
 mkdir -p "$linux/net/core" "$linux/scripts/kconfig" "$linux/Documentation" \
 	"$tmp/bin" "$tmp/jobs"
 
-# The stand-in make: configuration targets make .config; a build fails on
-# a tree with a BROKEN file, else writes a "kernel" of 72 instructions,
-# one more per nop in page_pool.c, and logs "build" in FAKE_JOBS/calls
+# The stand-in make: configuration targets make .config (olddefconfig
+# drops CONFIG_ABSENT_*, options the tree lacks); a build fails on a tree
+# with a BROKEN file, else writes a "kernel" of 72 instructions, one more
+# per nop in page_pool.c, two fewer with PAGE_POOL_STATS=n, and logs
+# "build" in FAKE_JOBS/calls
 cat >"$tmp/bin/make" <<'STANDIN'
 #!/bin/bash
 while [ $# -gt 0 ]; do
 	case $1 in
 	-C) tree=$2; shift ;;
 	O=*) kdir=${1#O=} ;;
-	tinyconfig | olddefconfig) touch "$kdir/.config"; exit 0 ;;
+	tinyconfig) touch "$kdir/.config"; exit 0 ;;
+	olddefconfig) sed -i '/^CONFIG_ABSENT_/d' "$kdir/.config"; exit 0 ;;
 	esac
 	shift
 done
 echo build >>"$FAKE_JOBS/calls"
 [ ! -e "$tree/BROKEN" ] || exit 2
 mkdir -p "$kdir/arch/x86/boot" && : >"$kdir/arch/x86/boot/bzImage"
-echo $((72 + $(grep -c nop "$tree/net/core/page_pool.c"))) >"$kdir/fake-insn"
+echo $((72 + $(grep -c nop "$tree/net/core/page_pool.c") -
+	2 * $(grep -c '^CONFIG_PAGE_POOL_STATS=n' "$kdir/.config"))) >"$kdir/fake-insn"
 STANDIN
-# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments, merged
+# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments, merged (a
+# later fragment's setting replaces an earlier one)
 cat >"$linux/scripts/kconfig/merge_config.sh" <<'STANDIN'
 #!/bin/sh
 out=$3
 shift 4
-cat "$@" >"$out/.config"
+cat "$@" | tac | awk -F= '!seen[$1]++' | tac >"$out/.config"
 STANDIN
 chmod +x "$tmp/bin/make" "$linux/scripts/kconfig/merge_config.sh"
 
@@ -152,6 +158,29 @@ expect_grep "--base REV --change PATCH: ... what went in is listed" "$tmp/patch.
 check "--base REV --change PATCH: one build, the base's from the store" \
 	test "$(builds)" -eq 1
 check "--base REV --change PATCH: the tree is as it was" test "$(tree_sums)" = "$before"
+
+# --change-config: what an option costs on a commit
+: >"$tmp/jobs/calls"
+expect_rc "--base REV --change-config PAGE_POOL_STATS=n: exit 0" 0 "$tmp/cfg.log" \
+	abgit cache --base "$c1" --change-config PAGE_POOL_STATS=n -o "$tmp/cfg"
+expect_grep "--change-config: ... two instructions faster" "$tmp/cfg/table.text" \
+	'^no-softirq-page_pool01 +72\.00[0-9] +70\.00[0-9] .* faster$'
+expect_grep "--change-config: ... the build names the setting" "$tmp/cfg.log" \
+	"^ab.sh: building $(s "$c1" | cut -c1-7)[0-9a-f]* net: page_pool: the first with CONFIG_PAGE_POOL_STATS=n$"
+check "--change-config: one build, the base's from the store" test "$(builds)" -eq 1
+: >"$tmp/jobs/calls"
+expect_rc "--change-config again, then the base again: exit 0" 0 "$tmp/cfg2.log" \
+	abgit cache --base "$c1" --change "$c2" --change-config PAGE_POOL_STATS=n
+check "... one build, the other commit's with the setting" test "$(builds)" -eq 1
+expect_rc "a plain build after one with a setting: exit 0" 0 "$tmp/plain.log" \
+	abgit cache --base "$c2" --change "$tmp/nop.patch"
+expect_grep "... is built without it" "$tmp/plain.log" \
+	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower$'
+expect_rc "--change-config with an option the tree lacks: exit 2" 2 "$tmp/absent.log" \
+	abgit cache --base "$c1" --change-config ABSENT_OPTION=y
+expect_grep "... saying it does not hold" "$tmp/absent.log" \
+	'^ab.sh: CONFIG_ABSENT_OPTION=y does not hold in '
+
 printf '%s\n' '--- a/net/core/page_pool.c' '+++ b/net/core/page_pool.c' \
 	'@@ -1,2 +1,2 @@' ' no such line' '-nor this' '+x' >"$tmp/bad.patch"
 printf '%s\n' '--- /dev/null' '+++ b/tools/testing/selftests/net/bench/x' \
@@ -183,7 +212,9 @@ for case in "not a git tree:--tree $tmp/plain --range a..b" \
 	    "--base REV and --change REV:--base $c1" \
 	    "does not apply:--base $c1 --change $tmp/bad.patch" \
 	    "change the benchmark:--base $c1 --change $tmp/bench.patch" \
-	    "takes A..B, not --base or --change:--range $c1..$c3 --change $tmp/nop.patch"; do
+	    "takes A..B, not --base, --change or config settings:--range $c1..$c3 --change $tmp/nop.patch" \
+	    "a config setting is OPTION=:--base $c1 --change-config nonsense" \
+	    "nothing to compare:--base $c1 --change $c1"; do
 	read -ra args <<<"${case#*:}"
 	expect_rc "bad input, ${case%%:*}: exit 2" 2 "$tmp/bad.log" abgit cache "${args[@]}"
 	expect_grep "... one line saying so" "$tmp/bad.log" "^ab.sh: .*${case%%:*}"
