@@ -339,6 +339,12 @@ case $mode in
 	{
 		"$ab/verdict.py" --base "$store/${commits[0]}"/boot-* \
 			--change "$store/${commits[1]}"/boot-* --deterministic &&
+		if [ "$attribute" -eq 1 ]; then
+			echo "# model cycles per element: estimated from the events by vmtest/lib/cycles.py, not measured"
+			"$ab/verdict.py" --deterministic \
+				--base "$store/${commits[0]}"/boot-*/model.tap \
+				--change "$store/${commits[1]}"/boot-*/model.tap
+		fi &&
 		steps "${commits[@]}"
 	} | tee "$out/table.text"
 	;;

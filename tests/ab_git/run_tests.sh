@@ -200,6 +200,10 @@ expect_grep "--range --attribute: ... and the step that moved nothing says so" \
 expect_rc "--range --attribute again: exit 0" 0 "$tmp/attr2.log" \
 	abgit attr --range "$c1..$c3" --attribute -o "$tmp/attr2"
 check "--range --attribute again: nothing built" test "$(builds)" -eq 0
+expect_rc "--base/--change --attribute: exit 0" 0 "$tmp/attr3.log" \
+	abgit attr --base "$c2" --change "$c3" --attribute -o "$tmp/attr3"
+expect_grep "--base/--change --attribute: ... a table of model cycles" \
+	"$tmp/attr3/table.text" '^no-softirq-page_pool01:model +18\.250 +18\.250 '
 
 # Bad input: one line, exit 2, nothing built
 : >"$tmp/jobs/calls"
