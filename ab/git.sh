@@ -177,14 +177,16 @@ fi
 trap stop_boots INT TERM
 
 # The store: a commit's figures under what else made them (the profile's
-# fragments, the benchmark's files, the parameters, the tools, QEMU)
+# fragments and the tools, which also key the build directory, then the
+# benchmark's files, the parameters, QEMU)
 mapfile -t frags < <(echo "$VMTEST_DIR/config/vm.config"
 	echo "$VMTEST_DIR/config/$KARCH.config"
 	[ "$profile" = tiny ] || echo "$VMTEST_DIR/config/$profile.config"
 	for d in "${BENCH[@]}"; do [ ! -f "$repo/$d/config" ] || echo "$repo/$d/config"; done)
-env_key=$({ cat "${frags[@]}"
+kernel_key=$({ cat "${frags[@]}"; build_tools 2>/dev/null; } | hash_of)
+env_key=$({ echo "$kernel_key"
 	find "${BENCH[@]/#/$repo/}" "$VMTEST_DIR/guest" -type f | sort | xargs cat
-	echo "${params[*]}"; build_tools 2>/dev/null
+	echo "${params[*]}"
 	qemu-system-x86_64 --version 2>/dev/null | head -n 1; } | hash_of)
 store=$cache/ab/store/$env_key
 # Config settings: a side is its commit (and patches) built with them
@@ -265,9 +267,9 @@ build()
 		apply_patches "$store/$sha/patches" "$src" "${sha:0:12}"
 	echo "ab.sh: building $(describe "$sha" | paste -sd '')"
 	SECONDS=0
-	if [ "$(cat "$kdir/.ab-frags" 2>/dev/null)" != "$env_key" ]; then
+	if [ "$(cat "$kdir/.ab-frags" 2>/dev/null)" != "$kernel_key" ]; then
 		rm -rf "$kdir" && mkdir -p "$kdir" &&
-		echo "$env_key" >"$kdir/.ab-frags" || return 1
+		echo "$kernel_key" >"$kdir/.ab-frags" || return 1
 	fi
 	# The settings as the last fragment; the config made again only when
 	# they change (the objects they do not touch stay built)
