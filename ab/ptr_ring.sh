@@ -274,7 +274,7 @@ done
 			--change "$out"/native/change-*.tap --format "$format"
 	fi
 	if [ "$cg_runs" -gt 0 ]; then
-		echo "# deterministic: callgrind, instructions per item in ring_*(), $cg_runs runs a side; MODE:model, cycles estimated from them and callgrind's caches (vmtest/lib/cycles.py), not measured"
+		echo "# deterministic: callgrind, instructions per item in ring_*(), $cg_runs runs a side; MODE:model, cycles estimated from them and callgrind's caches (vmtest/lib/cycles.py; calls and returns not counted), not measured"
 		"$ab/verdict.py" --base "$out"/callgrind/base-*.tap \
 			--change "$out"/callgrind/change-*.tap --deterministic --format "$format"
 	fi
