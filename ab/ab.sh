@@ -366,22 +366,6 @@ det=(--deterministic)
 refuse_differences compiler 'qemu cpu' 'qemu version'
 # With the per-function counts: the functions that moved, and the tests
 # that ran none of the changed code ("not covered", not "same")
-# model_table --base JOB... --change JOB...: the jobs' model cycles (the
-# events' estimate, vmtest.sh --attribute's JOB/model.tap), as a table
-model_table()
-{
-	local a taps=()
-
-	for a in "$@"; do
-		case $a in
-		--*) taps+=("$a") ;;
-		*) [ -s "$a/model.tap" ] || { echo "# model cycles: not estimated ($a has no model.tap)"; return 0; }
-		   taps+=("$a/model.tap") ;;
-		esac
-	done
-	echo "# model cycles per element: estimated from the events by vmtest/lib/cycles.py, not measured"
-	"$ab/verdict.py" "${taps[@]}" --deterministic --format "$format"
-}
 covered=()
 if [ "$attribute" -eq 1 ]; then
 	"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" \
@@ -400,7 +384,7 @@ fi
 	"$ab/verdict.py" "${sides[@]}" "${det[@]}" "${covered[@]}" \
 		--format "$format" --manifest "$out/manifest" &&
 	if [ "$attribute" -eq 1 ] && [ "$format" != json ]; then
-		model_table "${sides[@]}"
+		model_table "$format" "${sides[@]}"
 		cat "$out/attribution.txt"
 	fi &&
 	if [ -s "$out/layout.txt" ] && [ "$format" != json ]; then

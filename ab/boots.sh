@@ -71,3 +71,22 @@ boot_all()
 	children=()
 	return "$failed"
 }
+
+# model_table FORMAT --base BOOT... --change BOOT...: the model cycles
+# (vmtest.sh --attribute's estimate, BOOT/model.tap) of the boots' jobs or
+# stored boots, as a table
+model_table()
+{
+	local format=$1 a taps=()
+
+	shift
+	for a in "$@"; do
+		case $a in
+		--*) taps+=("$a") ;;
+		*) [ -s "$a/model.tap" ] || { echo "# model cycles: not estimated ($a has no model.tap)"; return 0; }
+		   taps+=("$a/model.tap") ;;
+		esac
+	done
+	echo "# model cycles per element: estimated from the events by vmtest/lib/cycles.py, not measured"
+	"$ab/verdict.py" "${taps[@]}" --deterministic --format "$format"
+}

@@ -158,11 +158,11 @@ if [ ${#patches[@]} -gt 0 ]; then
 	split_patches "$out/patches" "${patches[@]}"
 	echo "ab.sh: the change (NNNN sha256 subject), on ${commits[0]:0:12}:"
 	sed 's/^/  /' "$out/patches/list"
+	mapfile -t paths < <(patch_paths "$out/patches")
 	for d in "${BENCH[@]}"; do
-		! patch_paths "$out/patches" | grep -q "^$d/" ||
+		! printf '%s\n' "${paths[@]}" | grep -q "^$d/" ||
 			die "the patches change the benchmark ($d), which is the project's own: change the project instead"
 	done
-	mapfile -t paths < <(patch_paths "$out/patches")
 	rm -rf "$out/check"
 	mkdir -p "$out/check" || die "cannot make $out/check"
 	mapfile -t paths < <(git -C "$tree" ls-tree -r --name-only \
@@ -204,15 +204,18 @@ done
 work=$cache/ab/git/$(echo "$tree" | hash_of)-$profile
 src=$work/src kdir=$work/build
 
-# describe POINT: a commit's short hash and subject; a commit with
-# patches (SHA+HASH) also the patches' subjects
+# describe POINT: a commit's short hash and subject, in one line; with
+# patches (SHA+pHASH) their subjects, with settings (+cHASH) those
 describe()
 {
-	git -C "$tree" log -1 --format='%h %s' "${1%%+*}"
+	local line
+
+	line=$(git -C "$tree" log -1 --format='%h %s' "${1%%+*}")
 	[ ! -f "$store/$1/patches/list" ] ||
-		echo " + $(cut -d' ' -f3- "$store/$1/patches/list" | paste -sd ';' | sed 's/;/; /g')"
+		line+=" + $(cut -d' ' -f3- "$store/$1/patches/list" | paste -sd ';' | sed 's/;/; /g')"
 	[ ! -f "$store/$1/settings" ] ||
-		echo " with $(paste -sd ' ' "$store/$1/settings")"
+		line+=" with $(paste -sd ' ' "$store/$1/settings")"
+	echo "$line"
 }
 
 # measured SHA: whether the store has BOOTS boots of SHA (with
@@ -235,7 +238,7 @@ steps()
 	[ "$attribute" -eq 1 ] || return 0
 	for sha in "$@"; do
 		if [ -n "$prev" ] && measured "$prev" && measured "$sha"; then
-			echo "step $(describe "$sha" | paste -sd ''):"
+			echo "step $(describe "$sha"):"
 			"$repo/vmtest/lib/insn_profile.py" \
 				--base "$store/$prev"/boot-*/profile.json \
 				--change "$store/$sha"/boot-*/profile.json | sed 1d
@@ -255,7 +258,7 @@ build()
 		rm -rf "$store/$sha/patches" &&
 		cp -r "$out/patches" "$store/$sha/patches" || return 1
 	fi
-	describe "$sha" | paste -sd '' | cut -d' ' -f2- >"$store/$sha/subject"
+	describe "$sha" | cut -d' ' -f2- >"$store/$sha/subject"
 	if [ ! -d "$src/.git" ]; then
 		rm -rf "$work"
 		git clone -q --shared --no-checkout "$tree" "$src" ||
@@ -265,7 +268,7 @@ build()
 	git -C "$src" clean -fdq >>"$log" 2>&1 || return 1
 	[[ $sha != *+p* ]] ||
 		apply_patches "$store/$sha/patches" "$src" "${sha:0:12}"
-	echo "ab.sh: building $(describe "$sha" | paste -sd '')"
+	echo "ab.sh: building $(describe "$sha")"
 	SECONDS=0
 	if [ "$(cat "$kdir/.ab-frags" 2>/dev/null)" != "$kernel_key" ]; then
 		rm -rf "$kdir" && mkdir -p "$kdir" &&
@@ -286,7 +289,7 @@ build()
 		case $line in
 		*=n) ! grep -q "^${line%=n}=[^n]" "$kdir/.config" ;;
 		*) grep -qxF "$line" "$kdir/.config" ;;
-		esac || die "$line does not hold in $(describe "$sha" | head -n 1) (an option it depends on?)"
+		esac || die "$line does not hold in $(describe "$sha") (an option it depends on?)"
 	done < <(cat "${settings[@]}" /dev/null)
 	flock "$KBUILD_LOCK" make -C "$src" O="$kdir" ARCH="$KARCH" \
 		-j"$(nproc)" bzImage modules >>"$log" 2>&1 || return 1
@@ -336,16 +339,14 @@ builds=0 failed=0 attr=()
 case $mode in
 '')
 	for sha in "${commits[@]}"; do
-		measure "$sha" || die "$(describe "$sha" | paste -sd ''): not measured"
+		measure "$sha" || die "$(describe "$sha"): not measured"
 	done
 	{
 		"$ab/verdict.py" --base "$store/${commits[0]}"/boot-* \
 			--change "$store/${commits[1]}"/boot-* --deterministic &&
 		if [ "$attribute" -eq 1 ]; then
-			echo "# model cycles per element: estimated from the events by vmtest/lib/cycles.py, not measured"
-			"$ab/verdict.py" --deterministic \
-				--base "$store/${commits[0]}"/boot-*/model.tap \
-				--change "$store/${commits[1]}"/boot-*/model.tap
+			model_table text --base "$store/${commits[0]}"/boot-* \
+				--change "$store/${commits[1]}"/boot-*
 		fi &&
 		steps "${commits[@]}"
 	} | tee "$out/table.text"

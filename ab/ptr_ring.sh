@@ -223,7 +223,7 @@ ir()
 # counts)
 callgrind()
 {
-	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b d i
+	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b d
 
 	for m in $(modes_of "$out/smoke-$1.tap"); do
 		# in the background: a signal's trap runs within wait
@@ -234,11 +234,8 @@ callgrind()
 		read -r -a a <"$t.a" && read -r -a b <"$t.b" || a=()
 		if [ ${#a[@]} -eq 5 ] && [ ${#b[@]} -eq 5 ]; then
 			# -r 1: a warm-up and one repetition, 2N items
-			d=()
-			for i in 0 1 2 3 4; do
-				d+=("$(awk -v a="${a[i]}" -v b="${b[i]}" -v n="$CG_ITEMS" \
-					'BEGIN { printf "%.4f", (b - a) / (2 * n) }')")
-			done
+			read -r -a d < <(echo "${a[*]} ${b[*]}" | awk -v n="$CG_ITEMS" \
+				'{ for (i = 1; i <= 5; i++) printf "%.4f ", ($(i + 5) - $i) / (2 * n) }')
 			printf 'ok %d %s # perf=%.3finsn\n' $((k + 1)) "$m" "${d[0]}"
 			printf 'ok %d %s:locked # perf=%.3fops\n' $((k + 2)) "$m" "${d[1]}"
 			printf 'ok %d %s:model # perf=%.3fcyc\n' $((k + 3)) "$m" \

@@ -9,8 +9,9 @@
   insn_profile.py --base JOB... --change JOB... [--changed FILE --uncovered OUT]
                                           the functions that moved
 
-A JOB is a vmtest.sh --attribute run's directory, or its profile.json: insn.raw (the QEMU
-plugin's blocks per test, vmtest/plugin/insn_count.c), kallsyms (the
+A JOB is a vmtest.sh --attribute run's directory (or the profile.json
+--json saved of it): insn.raw (the QEMU plugin's blocks per test,
+vmtest/plugin/insn_count.c), kallsyms (the
 guest kernel's symbols), sections (the module's section addresses while
 it was loaded), the module it loaded (install/.../bench_page_pool.ko) and
 its KTAP, whose "Type:" lines name the tests in the order they printed
@@ -171,20 +172,24 @@ def event_words(events):
     return ', '.join(f'{e} {v:.3f}' for e, v in zip(EVENTS, events))
 
 
-def model(total, events):
-    """The model cycles of a test's insn/elem and events, in words."""
+def counts(funcs, events):
+    """A test's counts per element as cycles.py takes them."""
+    return dict(zip(EVENTS, events), insn=sum(i for i, _ in funcs.values()))
+
+
+def model(funcs, events):
+    """The model cycles of a test's functions and events, in words."""
     if events is None:
         return 'not estimated (no events)'
-    return cycles.words(dict(zip(EVENTS, events), insn=total))
+    return cycles.words(counts(funcs, events))
 
 
 def model_ktap(prof):
     """KTAP of each test's model cycles per element, TEST:model in cyc,
     for the tests whose events were counted."""
-    rows = [(name, cycles.estimate(dict(
-        zip(EVENTS, events), insn=sum(i for i, _ in funcs.values())))[0])
-        for name, (_, _, _, funcs, events) in prof.items()
-        if events is not None]
+    rows = [(name, cycles.estimate(counts(funcs, events))[0])
+            for name, (_, _, _, funcs, events) in prof.items()
+            if events is not None]
     return ''.join(['TAP version 13\n', f'1..{len(rows)}\n'] + [
         f'ok {i} {name}:model # perf={c:.3f}cyc\n'
         for i, (name, c) in enumerate(rows, 1)])
@@ -220,7 +225,7 @@ def table(prof, top=8):
             lines.append(f'  {sym:40} {insn:9.3f} insn/elem '
                          f'{calls:7.3f} calls/elem')
         lines.append(f'  events/elem: {event_words(events)}')
-        lines.append(f'  model: {model(total, events)}')
+        lines.append(f'  model: {model(funcs, events)}')
     return '\n'.join(lines), good
 
 
@@ -273,11 +278,11 @@ def events_moved(base, change):
                          for side in sides)
         words = [f'{e} {b - a:+.2f}' for e, a, b in
                  zip(EVENTS, before, after) if abs(b - a) >= MOVED]
-        insn = [sum(sum(i for i, _ in prof[test][3].values())
-                    for prof in profs if test in prof) / len(side)
-                for profs, side in zip((base, change), sides)]
-        est = [cycles.estimate(dict(zip(EVENTS, e), insn=i))[0]
-               for e, i in zip((before, after), insn)]
+        # the model is linear: the mean of the estimates is the
+        # estimate of the means
+        est = [sum(cycles.estimate(counts(*prof[test][3:5]))[0]
+                   for prof in profs if test in prof) / len(side)
+               for profs, side in zip((base, change), sides)]
         if words or abs(est[1] - est[0]) >= MOVED:
             words.append(f'model cycles {est[1] - est[0]:+.2f} (estimate)')
             lines.append(f'{test} events/elem: ' + ', '.join(words))
