@@ -328,7 +328,7 @@ if layout_probe base "$base_kdir" && layout_probe change "$change_kdir"; then
 		"$out/probe-change/layout_probe.o" page_pool page_pool_params \
 		page netmem_desc ptr_ring napi_struct >"$out/layout.txt" 2>&1
 else
-	echo "layout: not compared (the probe does not build: $out/probe-*.log)" >"$out/layout.txt"
+	echo "not compared (the probe does not build: $out/probe-*.log)" >"$out/layout.txt"
 fi
 
 mode=(-D) what='deterministic: QEMU -icount, instruction counts'
@@ -384,7 +384,7 @@ fi
 	"$ab/verdict.py" "${sides[@]}" "${det[@]}" "${covered[@]}" \
 		--format "$format" --manifest "$out/manifest" &&
 	if [ "$attribute" -eq 1 ] && [ "$format" != json ]; then
-		model_table "$format" "${sides[@]}"
+		model_table "$format" "${covered[@]}" "${sides[@]}"
 		cat "$out/attribution.txt"
 	fi &&
 	if [ -s "$out/layout.txt" ] && [ "$format" != json ]; then

@@ -72,14 +72,16 @@ boot_all()
 	return "$failed"
 }
 
-# model_table FORMAT --base BOOT... --change BOOT...: the model cycles
-# (vmtest.sh --attribute's estimate, BOOT/model.tap) of the boots' jobs or
-# stored boots, as a table
+# model_table FORMAT [--not-covered FILE] --base BOOT... --change BOOT...:
+# the model cycles (vmtest.sh --attribute's estimate, BOOT/model.tap) of the
+# boots' jobs or stored boots, as a table; FILE's tests read "not covered"
+# as in the instructions' table
 model_table()
 {
 	local format=$1 a taps=()
 
 	shift
+	if [ "$1" = --not-covered ]; then taps+=("$1" "$2"); shift 2; fi
 	for a in "$@"; do
 		case $a in
 		--*) taps+=("$a") ;;

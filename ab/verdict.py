@@ -316,13 +316,14 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
 def mark_uncovered(rows, tests):
     """Rows of TESTS that read "same" or "unknown" read "not covered" (what
     they ran did not change: their difference is noise); a note for one
-    that moved all the same."""
+    that moved all the same.  A test's other figures (TEST:model) go with
+    it."""
     notes = []
     for row in rows:
-        if row[0] in tests and (row[5] == 'same' or
-                                row[5].startswith('unknown')):
+        ran = row[0].split(':')[0] in tests
+        if ran and (row[5] == 'same' or row[5].startswith('unknown')):
             row[5] = 'not covered'
-        elif row[0] in tests and not row[5].startswith('only'):
+        elif ran and not row[5].startswith('only'):
             notes.append(f'{row[0]}: {row[5]}, but it ran none of the '
                          'changed code')
     return notes

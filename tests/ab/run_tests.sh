@@ -21,6 +21,7 @@
 #   - the table, Markdown, environment notes, --fail-on-slower, --alpha,
 #     and exit 2 with a message on bad input,
 #   - ab/ab.sh with a stand-in runner: alternated boots into one table,
+#     --attribute's functions and "not covered" in both tables,
 #     sides with different debug options, compilers or CPU models, or
 #     no .config, refused,
 #   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
@@ -101,6 +102,14 @@ m = t["manifest"]
 assert m["command"].startswith("ab.sh "), m
 assert m["base qemu cpu"] == m["change qemu cpu"] == "Fake-Server", m' \
 	"$tmp/out-json/table.json"
+expect_rc "ab.sh --attribute: exit 0" 0 "$tmp/ab-attr.log" abrun \
+	--base-kdir "$tmp/base" --change-kdir "$tmp/change" --attribute -o "$tmp/out-attr"
+expect_grep "ab.sh --attribute: ... the function that moved" \
+	"$tmp/out-attr/table.text" '^no-softirq-page_pool01: page_pool_alloc_netmems \+1\.00$'
+expect_grep "ab.sh --attribute: ... a test that ran no changed code is not covered, in both tables" \
+	"$tmp/out-attr/table.text" '^for_loop +3\.001 +3\.001 .* not covered$'
+expect_grep "ab.sh --attribute: ... its model cycles too" \
+	"$tmp/out-attr/table.text" '^for_loop:model +0\.750 +0\.750 .* not covered$'
 printf 'CONFIG_JUMP_LABEL=y\nCONFIG_PROVE_LOCKING=y\n' >"$tmp/change/.config"
 expect_rc "ab.sh: sides whose debug options differ are refused, exit 2" 2 \
 	"$tmp/ab-cfg.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change"

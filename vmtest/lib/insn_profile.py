@@ -133,9 +133,11 @@ def add_block(funcs, syms, addrs, field):
 def profile(job):
     """{test: [elements, figure, named share, {symbol: (insn, calls)},
     [events] or None when the plugin counted none]}, per element; JOB may
-    be a profile saved as JSON (--json)."""
-    if job.endswith('.json'):
-        with open(job, encoding='utf-8') as handle:
+    be a profile saved as JSON (--json), or a job that holds one."""
+    saved = os.path.join(job, 'profile.json')
+    if job.endswith('.json') or os.path.isfile(saved):
+        with open(saved if os.path.isdir(job) else job,
+                  encoding='utf-8') as handle:
             return json.load(handle)
     syms = symbols(job)
     addrs = [a for a, _ in syms]
