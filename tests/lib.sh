@@ -379,6 +379,14 @@ await_process()
 	return 1
 }
 
+# no_process PATTERN: no process's command line matches PATTERN (pgrep -f
+# exits 1); false too when pgrep cannot tell (not installed: 127)
+no_process()
+{
+	pgrep -f "$1" >/dev/null
+	[ $? -eq 1 ]
+}
+
 # signal_wait WHOM SIG PID: SIG to PID's process group (WHOM: group, as a
 # terminal's Ctrl-C) or to PID alone, then wait for it: its exit code is
 # signal_wait's (a child is waited for in this shell, not a subshell).

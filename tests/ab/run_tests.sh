@@ -279,7 +279,7 @@ rm -rf "$tmp"
 # headers the same; small counts keep it quick.
 tmp=$(mktemp -d "$OUT/ab-ptr_ring.XXXXXX")
 src=$(pinned_source)
-need_tools "valgrind valgrind"
+need_tools "valgrind valgrind" "pgrep procps"
 if [ ! -d "$src" ] || ! overlay_ptr_ring "$src" "$tmp/base"; then
 	not_ok "ab.sh --ptr-ring: a base tree from the pinned source" "no $src"
 else
@@ -348,7 +348,7 @@ else
 	check "ab.sh --ptr-ring: SIGTERM during callgrind exits 130" test $? -eq 130
 	sleep 0.5
 	check "ab.sh --ptr-ring: ... and leaves no process of the run" \
-		test -z "$(pgrep -f "$tmp/int/")"
+		no_process "$tmp/int/"
 	expect_rc "ab.sh --ptr-ring: --runs 0 and --callgrind-runs 0: exit 2" 2 \
 		"$tmp/none.log" "$REPO/ab/ab.sh" --ptr-ring --change-src "$src" \
 		--runs 0 --callgrind-runs 0

@@ -18,6 +18,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
+# What the checks find processes with (a minimal root lacks it)
+need_tools "pgrep procps"
 KSRC=${KSRC:-$(pinned_source)}
 # 6.12's ktap_helpers.sh too: the distro kernel's tree
 KSRC_612=$(debian_source linux-source-6.12)
@@ -210,7 +212,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	wait
 	expect_exit "$v-killed" 130
 	check "$v-killed: no log reader and no load left" \
-		bash -c '! pgrep -f "[s]leep 987654|driver/fake/[d]d" >/dev/null'
+		no_process "[s]leep 987654|driver/fake/[d]d"
 
 	run "$v-1cpu" FAKE_CPUS=1 --
 	expect_exit "$v-1cpu" 0

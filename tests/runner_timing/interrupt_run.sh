@@ -55,7 +55,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$TESTS_DIR/run.sh" sleepy second \
 	check "run.sh, $name: exit $want (got $rc) within 5 s" \
 		test "$rc" -eq "$want" -a $((SECONDS - start)) -le 5
 	check "run.sh, $name: no process left" \
-		test -z "$(pgrep -f "sleep $FAKE_SLEEP")"
+		no_process "sleep $FAKE_SLEEP"
 	check "run.sh, $name: the next group did not start" \
 		test ! -e "$work/$name/group-second.log"
 	expect_grep "run.sh, $name: says the group was interrupted" \

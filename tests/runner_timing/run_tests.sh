@@ -14,6 +14,8 @@
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
+# What the checks find processes with (a minimal root lacks it)
+need_tools "pgrep procps"
 STAGE=$TESTS_DIR/runner/stage.sh
 work=$(mktemp -d "$OUT/runner_timing.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -61,7 +61,7 @@ job=$(realpath -m "$cache/jobs/distro")
 expect_grep "Ctrl-C while fetching: the result says interrupted" "$job/result" \
 	'^target=distro result=interrupted rc=130 '
 check "Ctrl-C while fetching: no process left" \
-	test -z "$(pgrep -f "sleep $((100000 + $$))")"
+	no_process "sleep $((100000 + $$))"
 
 # SIGTERM to the runner alone (not its group): the target's run stops too.
 env PATH="$work/bin:$PATH" FAKE_APT=hang FAKE_SLEEP=$((100001 + $$)) \
@@ -75,7 +75,7 @@ check "SIGTERM to the runner alone: exit 143 (got $rc)" test "$rc" -eq 143
 expect_grep "SIGTERM to the runner alone: the result says interrupted" \
 	"$(realpath -m "$cache/jobs/current")/result" '^target=current result=interrupted rc=143 '
 check "SIGTERM to the runner alone: no process left" \
-	test -z "$(pgrep -f "sleep $((100001 + $$))")"
+	no_process "sleep $((100001 + $$))"
 
 # A runner error ends its target only: -K goes on to the next one.
 expect_rc "-K: both targets cannot fetch: exit 2" 2 "$work/keep.log" \

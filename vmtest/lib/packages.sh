@@ -35,11 +35,11 @@ wait_apt_locks()
 	for f in $APT_LOCKS; do
 		while pid=$(lock_holder "$f") && [ -n "$pid" ]; do
 			if [ "$said" -eq 0 ]; then
-				msg "waiting for $f, held by process $pid ($(ps -o comm= -p "$pid")), up to $APT_LOCK_TIMEOUT s"
+				msg "waiting for $f, held by process $pid ($(cat "/proc/$pid/comm" 2>/dev/null)), up to $APT_LOCK_TIMEOUT s"
 				said=1
 			fi
 			[ "$waited" -lt "$APT_LOCK_TIMEOUT" ] ||
-				die "$f is still held by process $pid ($(ps -o comm= -p "$pid")) after $APT_LOCK_TIMEOUT s: run again when it is done, or wait longer (VMTEST_APT_LOCK_TIMEOUT=SECONDS)"
+				die "$f is still held by process $pid ($(cat "/proc/$pid/comm" 2>/dev/null)) after $APT_LOCK_TIMEOUT s: run again when it is done, or wait longer (VMTEST_APT_LOCK_TIMEOUT=SECONDS)"
 			sleep 1
 			waited=$((waited + 1))
 		done
@@ -145,6 +145,7 @@ host_tools()
 	bc bc
 	perl perl
 	rsync rsync
+	pgrep procps
 	insmod kmod
 	/usr/include/libelf.h libelf-dev
 	/usr/include/openssl/ssl.h libssl-dev
