@@ -127,6 +127,12 @@ mkdir -p "$out" || die "cannot make $out"
 out=$(realpath "$out")
 
 trap stop_boots INT TERM
+# The change builds in a private mount namespace (build_variant): one that
+# cannot be made is said before anything is built
+if [ -z "$change_kdir" ] &&
+   ! unshare --mount --propagation private true 2>"$out/unshare.log"; then
+	die "no private mount namespace for the change's build ($(tail -n 1 "$out/unshare.log")): it needs root, and a root directory that is a mount point (a chroot: bind-mount it onto itself)"
+fi
 
 # build_variant SIDE TREE BASE-KDIR KDIR PATCH-DIR SETTING...: a private
 # copy of TREE (hard links, under the runner's tree lock) with PATCH-DIR's

@@ -252,6 +252,19 @@ for case in fuzz:'does not apply to the base' empty:'changes nothing' \
 	check "ab.sh --change $name: ... before anything is built" \
 		bash -c '! grep -qE "^(build|make )" "$1" 2>/dev/null' _ "$tmp/jobs/calls"
 done
+# A root that is no mount point (a plain chroot): no private namespace
+mkdir -p "$tmp/nons"
+printf '#!/bin/sh\necho "unshare: cannot change root filesystem propagation: Invalid argument" >&2\nexit 1\n' \
+	>"$tmp/nons/unshare"
+chmod +x "$tmp/nons/unshare"
+nons() { PATH="$tmp/nons:$PATH" abpatch "$@"; }
+expect_rc "ab.sh --change, no private mount namespace: exit 2" 2 "$tmp/ab-nons.log" \
+	nons --change "$tmp/nop.patch"
+expect_grep "ab.sh --change, no private mount namespace: ... saying why, in one line" \
+	"$tmp/ab-nons.log" '^ab.sh: no private mount namespace .*Invalid argument.*a mount point'
+# shellcheck disable=SC2016 # the script reads its own arguments
+check "ab.sh --change, no private mount namespace: ... before anything is built" \
+	bash -c '! grep -qE "^(build|make )" "$1" 2>/dev/null' _ "$tmp/jobs/calls"
 expect_rc "ab.sh --change-config PAGE_POOL_STATS=y: what an option costs, exit 0" 0 \
 	"$tmp/ab-opt.log" abpatch --change-config PAGE_POOL_STATS=y -o "$tmp/out-opt"
 expect_grep "ab.sh --change-config: ... the option named as the intended difference" \
