@@ -229,19 +229,21 @@ if [ $((${#patches[@]} + configs)) -gt 0 ]; then
 	[ "$patch_dir" = none ] || check_patches "$patch_dir" "$tree"
 fi
 
-# facts SIDE KDIR: what the side was built with and, once booted, on
-# what it ran (its jobs' qemu files), for the manifest
+# facts SIDE KDIR: what the side was built with, for the manifest
 facts()
 {
-	local runs=() key
-
-	[ ! -f "$out/$1-1.job" ] || mapfile -t runs < <(cat "$out/$1"-*.job)
 	echo "$1: $2"
 	echo "$1 compiler: $(sed -n 's/^CONFIG_\(CC_VERSION_TEXT\|LD_VERSION\|PAHOLE_VERSION\)=//p' "$2/.config" | paste -sd ' ')"
 	echo "$1 .config: $(sha256sum <"$2/.config" | cut -c1-16)"
-	[ ${#runs[@]} -gt 0 ] || return 0
+}
+
+# boot_facts SIDE: on what its boots ran (their jobs' qemu files)
+boot_facts()
+{
+	local key
+
 	for key in cpu version; do
-		echo "$1 qemu $key: $(for j in "${runs[@]}"; do
+		echo "$1 qemu $key: $(cat "$out/$1"-*.job 2>/dev/null | while read -r j; do
 			sed -n "s/^$key=//p" "$j/qemu" 2>/dev/null
 		done | sort -u | paste -sd ' ')"
 	done
@@ -310,7 +312,15 @@ if [ -n "$diffs" ]; then
 	cat "$out/config-diff"
 fi
 
-{ facts base "$base_kdir"; facts change "$change_kdir"; } >"$out/manifest"
+{
+	echo "command: ab.sh $cmdline"
+	echo "project: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
+	facts base "$base_kdir"
+	facts change "$change_kdir"
+	[ ! -f "$out/patches/list" ] || sed 's/^/patch: /' "$out/patches/list"
+	for c in "${base_config[@]}"; do echo "base config: $c"; done
+	for c in "${change_config[@]}"; do echo "change config: $c"; done
+} >"$out/manifest"
 refuse_differences compiler
 # What the change did to the code: the functions whose built code differs
 "$ab/objdiff.py" "$base_kdir" "$change_kdir" >"$out/changed-functions" ||
@@ -320,6 +330,7 @@ code="$n functions differ: $(cut -d' ' -f2 "$out/changed-functions" | head -n 6 
 [ "$n" -le 6 ] || code+=' ...'
 [ "$n" -gt 0 ] || code='no built function differs between the sides'
 echo "ab.sh: code: $code"
+echo "code: $code" >>"$out/manifest"
 
 # layout_probe SIDE KDIR: the structs page_pool's paths touch, as SIDE's kernel
 # lays them out: ab/layout_probe built against KDIR with debug information
@@ -359,17 +370,8 @@ for side in base change; do
 done
 det=(--deterministic)
 [ "$timing" -eq 1 ] && det=()
-{
-	echo "command: ab.sh $cmdline"
-	echo "project: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
-	facts base "$base_kdir"
-	facts change "$change_kdir"
-	[ ! -f "$out/patches/list" ] || sed 's/^/patch: /' "$out/patches/list"
-	for c in "${base_config[@]}"; do echo "base config: $c"; done
-	for c in "${change_config[@]}"; do echo "change config: $c"; done
-	echo "code: $code"
-} >"$out/manifest"
-refuse_differences compiler 'qemu cpu' 'qemu version'
+{ boot_facts base; boot_facts change; } >>"$out/manifest"
+refuse_differences 'qemu cpu' 'qemu version'
 # With the per-function counts: the functions that moved, and the tests
 # that ran none of the changed code ("not covered", not "same")
 covered=()
