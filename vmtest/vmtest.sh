@@ -599,9 +599,7 @@ skip_note()
 	local skipped
 
 	[ -n "$JOB" ] || return 0
-	skipped=$(sed -n 's/^ok [0-9]* selftests: \(.*\) # SKIP.*/\1/p' \
-		"$JOB"/ktap/*.tap 2>/dev/null | sort -u |
-		awk 'NR > 1 { printf ", " } { printf "%s", $0 }')
+	skipped=$(python3 "$VMTEST_DIR/lib/judge.py" --skipped "$JOB")
 	[ -z "$skipped" ] || printf ' (skipped: %s)' "$skipped"
 }
 

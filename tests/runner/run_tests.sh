@@ -219,6 +219,8 @@ mkdir -p "$work/skipjob/ktap"
 printf '%s\n' 'TAP version 13' '1..2' "ok 1 $NB # SKIP" "ok 2 $PR" \
 	>"$work/skipjob/ktap/install.tap"
 eval "$(sed -n '/^skip_note()/,/^}/p' "$VMTEST")"
+# shellcheck disable=SC2034 # skip_note runs its judge.py
+VMTEST_DIR=$REPO/vmtest
 check "the summary row names a test a passing run skipped" \
 	test "$(JOB=$work/skipjob skip_note)" = " (skipped: ${NB#selftests: })"
 sed -i 's/ # SKIP$//' "$work/skipjob/ktap/install.tap"

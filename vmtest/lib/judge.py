@@ -174,15 +174,30 @@ def judge(job):
     return worst
 
 
+def skipped(job):
+    """The programs of JOB's KTAP that were skipped whole, as a list."""
+    names = {}
+    for tap in ktap.job_taps(job) or []:
+        with open(tap, encoding='utf-8', errors='replace') as handle:
+            names.update((f'{p.target}: {p.name}', 1)
+                         for p in ktap.programs(handle)
+                         if p.directive.upper().startswith('SKIP'))
+    return ', '.join(names)
+
+
 def main(argv):
-    """judge.py JOB, or judge.py --splats LOG."""
+    """judge.py JOB, judge.py --skipped JOB or judge.py --splats LOG."""
+    if len(argv) == 3 and argv[1] == '--skipped':
+        print(skipped(argv[2]))
+        return 0
     if len(argv) == 3 and argv[1] == '--splats':
         lines = read(argv[2]).splitlines(keepends=True)
         sys.stdout.write(''.join(line for line in lines if
                                  SPLAT.match(line) or CRASH_SITE.match(line)))
         return 0 if splats(lines) else 1
     if len(argv) != 2 or not os.path.isdir(argv[1]):
-        print('usage: judge.py JOB | --splats LOG', file=sys.stderr)
+        print('usage: judge.py JOB | --skipped JOB | --splats LOG',
+              file=sys.stderr)
         return 2
     return judge(argv[1])
 
