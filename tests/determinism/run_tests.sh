@@ -110,7 +110,7 @@ only_nops()
 }
 
 # boot KDIR STEP LOG: one deterministic boot of KDIR's kernel running the
-# tree's driver (guest.sh STEP), leaving WORK/STEP-N.tap. One vCPU
+# driver the runner installed for it (guest.sh STEP), leaving WORK/STEP-N.tap. One vCPU
 # (the runner's default with -D): under -icount every vCPU's instructions advance the one virtual clock
 # the TSC follows, so another CPU's work during a timed chunk counts
 # (with three vCPUs a softirq test's mean once moved by 5.8 instructions

@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run inside a guest by tests/vm/run_tests.sh (vmtest.sh -- this script),
-# from the top of a tree where the selftests are built. Checks what the
-# benchmark promises beyond a plain run: bad parameters are refused with
-# their message, non-root skips, a flooded kernel log gives the results
-# or a failure (never an empty pass; 20 runs), printk_devkmsg off still
-# gives them, an already loaded module is no
-# matter, taskset does not change the cases, a killed
-# load stops at once, the module's KTAP feeds the tooling's statistics,
-# and the module loads and unloads LOADS times (with DMA_API_DEBUG: no
-# error and no mapping of the module's device left).
+# on the driver and module the runner installed in the job, built for the
+# booted kernel with its runner-only patches (a module left in the tree
+# may be stale). Checks what the benchmark promises beyond a plain run:
+# bad parameters are refused with their message, non-root skips, a
+# flooded kernel log gives the results or a failure (never an empty pass;
+# 20 runs), printk_devkmsg off still gives them, an already loaded module
+# is no matter, taskset does not change the cases, a killed load stops at
+# once, the module's KTAP feeds the tooling's statistics, and the module
+# loads and unloads LOADS times (with DMA_API_DEBUG: no error and no
+# mapping of the module's device left).
 #
 # usage: bench_checks.sh REPO [LOADS [dma-debug]]    (LOADS default 3;
 #        dma-debug: the kernel must have DMA_API_DEBUG)
@@ -17,7 +18,7 @@
 repo=$1
 loads=${2:-3}
 dma_debug=${3:-}
-bench=$PWD/tools/testing/selftests/net/bench
+bench=${vmtest_job:?not in a vmtest guest}/install/net/bench
 ko=$bench/page_pool/bench_page_pool.ko
 verdict=$repo/ab/verdict.py
 
