@@ -134,10 +134,10 @@ def profile(job):
     """{test: [elements, figure, named share, {symbol: (insn, calls)},
     [events] or None when the plugin counted none]}, per element; JOB may
     be a profile saved as JSON (--json), or a job that holds one."""
-    saved = os.path.join(job, 'profile.json')
-    if job.endswith('.json') or os.path.isfile(saved):
-        with open(saved if os.path.isdir(job) else job,
-                  encoding='utf-8') as handle:
+    saved = job if job.endswith('.json') else os.path.join(job,
+                                                           'profile.json')
+    if saved == job or os.path.isfile(saved):
+        with open(saved, encoding='utf-8') as handle:
             return json.load(handle)
     syms = symbols(job)
     addrs = [a for a, _ in syms]

@@ -175,14 +175,14 @@ def judge(job):
 
 
 def skipped(job):
-    """The programs of JOB's KTAP that were skipped whole, as a list."""
-    names = {}
+    """The programs of JOB's KTAP that were skipped whole, once each, in
+    the order they ran: "TARGET: NAME, ..."."""
+    names = []
     for tap in ktap.job_taps(job) or []:
         with open(tap, encoding='utf-8', errors='replace') as handle:
-            names.update((f'{p.target}: {p.name}', 1)
-                         for p in ktap.programs(handle)
-                         if p.directive.upper().startswith('SKIP'))
-    return ', '.join(names)
+            names += [f'{p.target}: {p.name}' for p in ktap.programs(handle)
+                      if p.directive.upper().startswith('SKIP')]
+    return ', '.join(dict.fromkeys(names))
 
 
 def main(argv):

@@ -30,16 +30,17 @@ lock_holder()
 # so and wait, up to APT_LOCK_TIMEOUT s in all.
 wait_apt_locks()
 {
-	local f pid waited=0 said=0
+	local f pid who waited=0 said=0
 
 	for f in $APT_LOCKS; do
 		while pid=$(lock_holder "$f") && [ -n "$pid" ]; do
+			who="process $pid ($(cat "/proc/$pid/comm" 2>/dev/null))"
 			if [ "$said" -eq 0 ]; then
-				msg "waiting for $f, held by process $pid ($(cat "/proc/$pid/comm" 2>/dev/null)), up to $APT_LOCK_TIMEOUT s"
+				msg "waiting for $f, held by $who, up to $APT_LOCK_TIMEOUT s"
 				said=1
 			fi
 			[ "$waited" -lt "$APT_LOCK_TIMEOUT" ] ||
-				die "$f is still held by process $pid ($(cat "/proc/$pid/comm" 2>/dev/null)) after $APT_LOCK_TIMEOUT s: run again when it is done, or wait longer (VMTEST_APT_LOCK_TIMEOUT=SECONDS)"
+				die "$f is still held by $who after $APT_LOCK_TIMEOUT s: run again when it is done, or wait longer (VMTEST_APT_LOCK_TIMEOUT=SECONDS)"
 			sleep 1
 			waited=$((waited + 1))
 		done
