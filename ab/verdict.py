@@ -268,16 +268,19 @@ def common(base, change):
     return data
 
 
-def one_sided(base, change):
+def one_sided(base, change, deterministic):
     """Rows of the tests only one side has (a new one, say): that
-    side's figure, no verdict."""
+    side's figure (as a figure of both sides would be: the lowest run's
+    when exact), no verdict."""
     rows = []
     for side, runs, other in (('base', base, change),
                               ('change', change, base)):
         for name in dict.fromkeys(n for r in runs for n in r.perf):
             if not any(name in r.perf for r in other):
                 values, unit = samples(runs, name)
-                cells = [f'{np.mean(values):.3f}{unit}', '-']
+                exact = deterministic or unit == 'insn'
+                figure = min(values) if exact else np.mean(values)
+                cells = [f'{figure:.3f}{shown_unit(unit, exact)}', '-']
                 rows.append([name] + cells[::1 if side == 'base' else -1] +
                             ['-', '-', f'only in {side}'])
     return rows
@@ -302,7 +305,7 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
                      f'{after - before:+.3f}',
                      f'{100 * (after - before) / before:+.2f}%'
                      if before else '-', verdicts[name]])
-    rows += one_sided(base, change)
+    rows += one_sided(base, change, deterministic)
     rules = sorted({(shown_unit(d[2], exact[n]), exact[n])
                     for n, d in data.items()})
     header = (f'base {len(base)} run(s), change {len(change)} run(s); ' +
