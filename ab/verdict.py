@@ -268,19 +268,30 @@ def common(base, change):
     return data
 
 
+def is_exact(unit, deterministic):
+    """Whether figures in UNIT are exact counts: instructions, or ns
+    under -icount (--deterministic)."""
+    return deterministic or unit == 'insn'
+
+
+def figure(values, exact):
+    """A side's figure: its lowest run when exact (a disturbance only
+    adds instructions), else the mean."""
+    return min(values) if exact else np.mean(values)
+
+
 def one_sided(base, change, deterministic):
     """Rows of the tests only one side has (a new one, say): that
-    side's figure (as a figure of both sides would be: the lowest run's
-    when exact), no verdict."""
+    side's figure, no verdict."""
     rows = []
     for side, runs, other in (('base', base, change),
                               ('change', change, base)):
         for name in dict.fromkeys(n for r in runs for n in r.perf):
             if not any(name in r.perf for r in other):
                 values, unit = samples(runs, name)
-                exact = deterministic or unit == 'insn'
-                figure = min(values) if exact else np.mean(values)
-                cells = [f'{figure:.3f}{shown_unit(unit, exact)}', '-']
+                exact = is_exact(unit, deterministic)
+                shown = f'{figure(values, exact):.3f}{shown_unit(unit, exact)}'
+                cells = [shown, '-']
                 rows.append([name] + cells[::1 if side == 'base' else -1] +
                             ['-', '-', f'only in {side}'])
     return rows
@@ -290,16 +301,14 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
     """(rows, header, notes, samples) of the table of BASE against CHANGE;
     samples[name] is (base runs' samples, change runs' samples, unit)."""
     data = common(base, change)
-    exact = {n: deterministic or d[2] == 'insn' for n, d in data.items()}
+    exact = {n: is_exact(d[2], deterministic) for n, d in data.items()}
     verdicts = judge_timing({n: d[:2] for n, d in data.items()
                              if not exact[n]}, margin, alpha)
     rows = []
     for name, (before, after, unit) in data.items():
         if exact[name]:
             verdicts[name] = judge_deterministic(before, after)
-            before, after = min(before), min(after)
-        else:
-            before, after = np.mean(before), np.mean(after)
+        before, after = (figure(v, exact[name]) for v in (before, after))
         unit = shown_unit(unit, exact[name])
         rows.append([name, f'{before:.3f}{unit}', f'{after:.3f}{unit}',
                      f'{after - before:+.3f}',
