@@ -4,7 +4,10 @@
  * QEMU plugin's event counts under qemu-x86_64: test 1, one chunk of 1000
  * iterations, each with one locked add, one mfence, one direct call and
  * one indirect call (each with its return) and a rep stosb of 4096 bytes;
- * test 2, 1000 iterations of three loads and a store.
+ * test 2, 1000 iterations of three loads and a store; for the cache
+ * model (L1D 32 KiB, L2 1 MiB, 64-byte lines), 4000 loads, one a line,
+ * from lines that a sweep of 256 KiB left in L2 but not in L1 (test 3)
+ * and from lines never touched (test 4).
  */
 #define MARK(kind) \
 	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x50500000 | " #kind " << 8")
@@ -12,6 +15,7 @@
 static char page[4096];
 static long counter;
 static long slots[4];
+static char warm[256 << 10], cold[1 << 20];
 
 static void __attribute__((noinline)) callee(void)
 {
@@ -42,6 +46,19 @@ int main(void)
 			     : "=m" (slots[3])
 			     : "m" (slots[0]), "m" (slots[1]), "m" (slots[2])
 			     : "rax");
+	MARK(2);
+	MARK(3);
+	/* tests 3 and 4: four lines an iteration, the 4000 first of each */
+	for (unsigned long i = 0; i < sizeof(warm); i += 64)
+		*(volatile char *)&warm[i];
+	MARK(1);
+	for (int i = 0; i < 4000; i++)
+		*(volatile char *)&warm[i * 64];
+	MARK(2);
+	MARK(3);
+	MARK(1);
+	for (int i = 0; i < 4000; i++)
+		*(volatile char *)&cold[i * 64];
 	MARK(2);
 	MARK(3);
 	return 0;

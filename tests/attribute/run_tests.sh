@@ -9,7 +9,8 @@
 # functions and events moved between two jobs and which tests ran none of
 # a list of changed functions (not covered), and exits 2 on a job
 # missing a file; the plugin counts a marked program's locked operations,
-# fences, calls, returns, indirect calls and string bytes exactly.
+# fences, calls, returns, indirect calls and string bytes exactly, and
+# its cache model the misses of loads from L2 and from untouched lines.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -57,22 +58,20 @@ fi
 if [ -f "$plugin" ] &&
    cc -O1 -static -o "$work/events" "$TESTS_DIR/attribute/events.c" 2>"$work/cc.log"; then
 	qemu-x86_64 -plugin "$plugin,out=$work/events.raw" "$work/events"
-	# events TEST FIRST LAST: TEST's counts FIRST to LAST per iteration
-	events()
-	{
-		awk -v t="$1" -v f="$2" -v l="$3" '$1 == "test" { n = $2; next }
+	# TEST FIRST LAST WANT WHAT: TEST's counts FIRST to LAST a thousandth
+	while IFS='|' read -r t f l want what; do
+		got=$(awk -v t="$t" -v f="$f" -v l="$l" '$1 == "test" { n = $2; next }
 			n == t { for (i = f; i <= l; i++) k[i] += $i }
 			END { for (i = f; i <= l; i++) printf "%g ", k[i] / 1000 }' \
-			"$work/events.raw"
-	}
-	got=$(events 1 4 10)
-	check "the plugin's events per iteration: locked 1, fences 1, calls 2, rets 2, indirect 1, string elements 4096 and bytes 4096 ($got)" \
-		test "$got" = "1 1 2 2 1 4096 4096 "
-	got=$(events 1 12 12)
-	check "... the stores: the rep stosb's 4096, the locked add's, the two calls' ($got)" \
-		test "$got" = "4099 "
-	got=$(events 2 11 12)
-	check "... three loads and a store, exactly ($got)" test "$got" = "3 1 "
+			"$work/events.raw")
+		check "$what ($got)" test "$got" = "$want"
+	done <<'EOF'
+1|4|10|1 1 2 2 1 4096 4096 |the plugin's events per iteration: locked 1, fences 1, calls 2, rets 2, indirect 1, string elements 4096 and bytes 4096
+1|12|12|4099 |... the stores: the rep stosb's 4096, the locked add's, the two calls'
+2|11|12|3 1 |... three loads and a store, exactly
+3|13|14|4 0 |... the cache model: 4000 loads from lines in L2, not L1: L1 misses 4, LL misses 0 a thousandth
+4|13|14|4 4 |... 4000 loads from lines never touched: L1 and LL misses 4 a thousandth
+EOF
 elif [ -f "$plugin" ]; then
 	not_ok "the events program builds" "$(cat "$work/cc.log")"
 fi
@@ -127,6 +126,20 @@ expect_grep "insn_profile.py: a test's model cycles, the largest terms named" \
 	"$work/model.log" '^  model: 5\.1 model cycles/elem \(estimate; most: insn 5\.1, '
 expect_grep "... and a job without events says it has no estimate" "$work/prof.log" \
 	'^  model: not estimated \(no events\)$'
+expect_grep "... and a job whose plugin had no cache model says so" "$work/model.log" \
+	'^  events/elem: locked 0\.000, .*, stores 0\.000, l1 misses and ll misses not counted$'
+# The cache model's columns: an L1 miss more per element
+cp -r "$work/locked" "$work/cache0"
+sed -i '/^test /!s/$/ 0 0/' "$work/cache0/insn.raw"
+cp -r "$work/cache0" "$work/cache1"
+sed -i '/^ffffffff81001300/d; $a ffffffff81001300 1 100 0 0 0 0 0 0 0 100 0 100 0' \
+	"$work/cache1/insn.raw"
+"$PROF" --base "$work/cache0" --change "$work/cache1" >"$work/cache.log" 2>&1
+expect_grep "insn_profile.py --base --change: an L1 miss more per element, named and costed" \
+	"$work/cache.log" '^no-softirq-page_pool01 events/elem: loads \+1\.00, l1 misses \+1\.00, model cycles \+13\.25 \(estimate\)$'
+"$PROF" --base "$work/locked" --change "$work/cache0" >"$work/cache.log" 2>&1
+expect_grep "... and against a job without them: not counted on a side" \
+	"$work/cache.log" 'l1 misses not counted on a side, ll misses not counted on a side'
 cp -r "$work/locked" "$work/thunk"
 echo 'ffffffff81001400 T its_return_thunk' >>"$work/thunk/kallsyms"
 echo 'ffffffff81001400 1 200 0 0 0 200 0 0 0 0 0' >>"$work/thunk/insn.raw"

@@ -7,13 +7,14 @@ they cost on the deterministic mode's named CPU (Skylake-Server).
                                 the estimate and its terms, or its total
 
 The counts are per element (insn, locked, fences, calls, rets, indirect,
-string elements, string bytes; from callgrind also l1 misses, ll misses
-and mispredicts); a count not given is not counted, never zero, and its
-term is said to be missing.  The estimate adds, per event, count times
-cost: a throughput model with no dependencies, no front end and, for
-the kernel, no cache misses (the QEMU plugin has no cache model: every
-access is taken as an L1 hit).  Its use is the ratio between paths and
-the direction and rough size of a change, not a hardware prediction.
+string elements, string bytes, l1 misses, ll misses; from callgrind also
+mispredicts); a count not given is not counted, never zero, and its
+term is said to be missing.  The misses come from cache models (the
+QEMU plugin's, data accesses only; callgrind's), not from hardware.  The
+estimate adds, per event, count times cost: a throughput model with no
+dependencies, no front end, no overlap of misses.  Its use is the ratio
+between paths and the direction and rough size of a change, not a
+hardware prediction.
 
 The table is fixed from its sources, never fitted to measured figures:
   insn          0.25   a plain instruction: Skylake renames 4 per cycle

@@ -19,11 +19,11 @@ and say how many elements each timed.  A block counts for the symbol at
 or below its start; calls are the executions of blocks that start a
 symbol.  Each test also has its events (the plugin's locked operations,
 fences, calls, returns, indirect branches, string elements and bytes,
-loads and stores).  Counts are per element; the check says which tests
-lack the functions their path needs (the path fingerprint).  With
---changed (the "OBJECT FUNCTION" lines of ab/objdiff.py), OUT gets the
-tests, one a line, in which no job ran any of those functions: not
-covered.
+loads and stores, and its cache model's L1 and LL misses).  Counts are
+per element; the check says which tests lack the functions their path
+needs (the path fingerprint).  With --changed (the "OBJECT FUNCTION"
+lines of ab/objdiff.py), OUT gets the tests, one a line, in which no job
+ran any of those functions: not covered.
 """
 
 import argparse
@@ -57,9 +57,12 @@ MOVED = 0.05            # insn/elem: a smaller difference is not shown
 # The mitigations' thunks (return and indirect branch)
 THUNK = re.compile(r'^(its_return_thunk|__x86_return_thunk|srso_\w+|'
                    r'__x86_indirect_(its_)?thunk_\w+|retbleed_\w+)$')
-# The plugin's event counts after a block's executions, in its order
+# The plugin's event counts after a block's executions, in its order; the
+# last two from its cache model, which an older plugin's output lacks
 EVENTS = ('locked', 'fences', 'calls', 'rets', 'indirect',
-          'string elements', 'string bytes', 'loads', 'stores')
+          'string elements', 'string bytes', 'loads', 'stores',
+          'l1 misses', 'll misses')
+CACHE = 2
 
 
 class ProfileError(Exception):
@@ -154,8 +157,12 @@ def profile(job):
         if per is None:
             raise ProfileError(f'{job}/insn.raw: a block before any test')
         add_block(per[3], syms, addrs, field)
-        if per[4] is not None and len(field) == 3 + len(EVENTS):
-            per[4] = [a + int(b) for a, b in zip(per[4], field[3:])]
+        if per[4] is not None and len(field) - 3 in (len(EVENTS),
+                                                     len(EVENTS) - CACHE):
+            row = [int(b) for b in field[3:]]
+            row += [None] * (len(EVENTS) - len(row))
+            per[4] = [None if a is None or b is None else a + b
+                      for a, b in zip(per[4], row)]
         else:
             per[4] = None
     for per in result.values():
@@ -163,20 +170,29 @@ def profile(job):
         per[2] = 1 - per[3].get('?', (0, 0))[0] / total if total else 0
         per[3] = {s: (i / per[0], c / per[0]) for s, (i, c) in per[3].items()}
         if per[4] is not None:
-            per[4] = [e / per[0] for e in per[4]]
+            per[4] = [None if e is None else e / per[0] for e in per[4]]
     return result
+
+
+def counted(events):
+    """{event: per element} of the events a test's counts have (a saved
+    profile's list may be shorter than EVENTS, a count None)."""
+    return {e: v for e, v in zip(EVENTS, events) if v is not None}
 
 
 def event_words(events):
     """A test's events per element in words."""
     if events is None:
         return 'not counted (the plugin wrote none)'
-    return ', '.join(f'{e} {v:.3f}' for e, v in zip(EVENTS, events))
+    have = counted(events)
+    missing = [e for e in EVENTS if e not in have]
+    return ', '.join([f'{e} {v:.3f}' for e, v in have.items()] +
+                     [f'{" and ".join(missing)} not counted'] * bool(missing))
 
 
 def counts(funcs, events):
     """A test's counts per element as cycles.py takes them."""
-    return dict(zip(EVENTS, events), insn=sum(i for i, _ in funcs.values()))
+    return dict(counted(events), insn=sum(i for i, _ in funcs.values()))
 
 
 def model(funcs, events):
@@ -276,10 +292,14 @@ def events_moved(base, change):
         if any(e is None for side in sides for e in side):
             lines.append(f'{test} events: not counted on a side')
             continue
-        before, after = ([sum(v) / len(side) for v in zip(*side)]
-                         for side in sides)
-        words = [f'{e} {b - a:+.2f}' for e, a, b in
-                 zip(EVENTS, before, after) if abs(b - a) >= MOVED]
+        have = [[counted(e) for e in side] for side in sides]
+        both = [e for e in EVENTS if all(e in c for s in have for c in s)]
+        before, after = ({e: sum(c[e] for c in s) / len(s) for e in both}
+                         for s in have)
+        words = [f'{e} {after[e] - before[e]:+.2f}' for e in both
+                 if abs(after[e] - before[e]) >= MOVED]
+        words += [f'{e} not counted on a side' for e in EVENTS
+                  if e not in both and any(e in c for s in have for c in s)]
         # the model is linear: the mean of the estimates is the
         # estimate of the means
         est = [sum(cycles.estimate(counts(*prof[test][3:5]))[0]
