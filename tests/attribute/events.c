@@ -7,7 +7,9 @@
  * test 2, 1000 iterations of three loads and a store; for the cache
  * model (L1D 32 KiB, L2 1 MiB, 64-byte lines), 4000 loads, one a line,
  * from lines that a sweep of 256 KiB left in L2 but not in L1 (test 3)
- * and from lines never touched (test 4).
+ * and from lines never touched (test 4); a rep stosb of 256 KiB of
+ * untouched lines, which fills the caches without a miss counted (test
+ * 5), then 4000 loads of its lines (test 6: L1 misses only).
  */
 #define MARK(kind) \
 	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x50500000 | " #kind " << 8")
@@ -15,7 +17,7 @@
 static char page[4096];
 static long counter;
 static long slots[4];
-static char warm[256 << 10], cold[1 << 20];
+static char warm[256 << 10], cold[1 << 20], cleared[256 << 10];
 
 static void __attribute__((noinline)) callee(void)
 {
@@ -59,6 +61,20 @@ int main(void)
 	MARK(1);
 	for (int i = 0; i < 4000; i++)
 		*(volatile char *)&cold[i * 64];
+	MARK(2);
+	MARK(3);
+	MARK(1);
+	{
+		void *dst = cleared;
+		long n = sizeof(cleared);
+
+		asm volatile("rep stosb" : "+D" (dst), "+c" (n) : "a" (0) : "memory");
+	}
+	MARK(2);
+	MARK(3);
+	MARK(1);
+	for (int i = 0; i < 4000; i++)
+		*(volatile char *)&cleared[i * 64];
 	MARK(2);
 	MARK(3);
 	return 0;

@@ -10,7 +10,8 @@ The counts are per element (insn, locked, fences, calls, rets, indirect,
 string elements, string bytes, l1 misses, ll misses; from callgrind also
 mispredicts); a count not given is not counted, never zero, and its
 term is said to be missing.  The misses come from cache models (the
-QEMU plugin's, data accesses only; callgrind's), not from hardware.  The
+QEMU plugin's, data accesses but those of rep string instructions, whose
+bytes are their cost; callgrind's), not from hardware.  The
 estimate adds, per event, count times cost: a throughput model with no
 dependencies, no front end, no overlap of misses.  Its use is the ratio
 between paths and the direction and rough size of a change, not a
