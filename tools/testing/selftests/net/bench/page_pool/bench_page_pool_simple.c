@@ -10,7 +10,7 @@
  * them, so that the tasks it keeps waiting (the kernel log's readers,
  * woken by each result) run outside the timed chunks, and then waits for
  * the RCU callbacks queued until then.  Each test first runs one chunk
- * untimed.
+ * untimed, and BENCH_SETTLE elements untimed after each sleep.
  * Init fails with -EIO when a test failed and with -EINTR when the
  * loading process was killed.
  *
@@ -44,6 +44,12 @@
 static int verbose = 1;
 #define MY_POOL_SIZE 1024
 #define BENCH_CHUNK 8192	/* elements timed without a reschedule */
+/*
+ * Elements run untimed after each pause: enough frees to bring the page
+ * allocator's per-CPU free_count, which another task's allocation in the
+ * pause halves, back to its cap (63 << CONFIG_PCP_BATCH_SCALE_MAX pages)
+ */
+#define BENCH_SETTLE 4096
 /* Below RT throttling's 950 ms of every second */
 #define BENCH_RUN_NS (100 * NSEC_PER_MSEC)
 
@@ -186,6 +192,7 @@ struct bench_run {
 	const struct bench_test *test;
 	struct page_pool *pp;
 	const char *why;	/* why the test failed */
+	uint64_t untimed;	/* elements untimed since bench_path_start() */
 #ifdef CONFIG_PAGE_POOL_STATS
 	struct page_pool_stats before;
 #endif
@@ -404,17 +411,31 @@ static const struct bench_test bench_tests[] = {
  * for the tasks the thread keeps waiting; then the wait for the RCU
  * callbacks queued until now, which would otherwise run in the softirqs of
  * the next timed chunk (other tasks' freed objects, which also change what
- * the test's own allocations find in the slab and page allocators).
+ * the test's own allocations find in the slab and page allocators).  It
+ * waits twice: the tasks that ran during the first wait queued theirs.
+ * Returns whether it paused.
  */
-static void bench_pause(bool always)
+static bool bench_pause(bool always)
 {
 	static u64 last;
 
-	if (always || ktime_get_ns() - last > BENCH_RUN_NS) {
-		schedule_timeout_uninterruptible(1);
-		rcu_barrier();
-		last = ktime_get_ns();
-	}
+	if (!always && ktime_get_ns() - last <= BENCH_RUN_NS)
+		return false;
+	schedule_timeout_uninterruptible(1);
+	rcu_barrier();
+	rcu_barrier();
+	last = ktime_get_ns();
+	return true;
+}
+
+/* LOOPS elements of the test, untimed: 0 when the test failed */
+static int bench_untimed(struct bench_run *run, uint32_t loops)
+{
+	struct time_bench_record rec = { .loops = loops };
+	int ret = run->test->func(&rec, run);
+
+	run->untimed += ret;
+	return ret;
 }
 
 #ifdef CONFIG_PAGE_POOL_STATS
@@ -427,6 +448,7 @@ static void bench_path_start(struct bench_run *run)
 {
 	memset(&run->before, 0, sizeof(run->before));
 	page_pool_get_stats(run->pp, &run->before);
+	run->untimed = 0;
 }
 
 static bool bench_path_ok(struct bench_run *run, uint64_t returned)
@@ -470,18 +492,19 @@ static int bench_chunks(struct time_bench_record *rec, void *data)
 {
 	struct bench_run *run = data;
 	uint32_t total = rec->loops, done;
-	struct time_bench_record warm = {
-		.loops = min_t(uint32_t, total, BENCH_CHUNK),
-	};
 
 	/*
 	 * One chunk untimed first, so that the timed chunks start from the
 	 * state they keep (the pool, its ring, the page allocator's per-CPU
-	 * lists), whatever the previous test left.
+	 * lists), whatever the previous test left.  The tasks that run in a
+	 * pause change that state too (a page more or less in a per-CPU list
+	 * makes the next chunk drain or refill a batch; an allocation halves
+	 * its free_count, which each free then raises again), and the
+	 * elements run untimed after each pause take it back to where the
+	 * chunks keep it.
 	 */
-	if (!run->test->func(&warm, data))
+	if (!bench_untimed(run, min_t(uint32_t, total, BENCH_CHUNK)))
 		return 0;
-	bench_pause(true);
 	if (run->test->expect)
 		bench_path_start(run);
 	for (done = 0; done < total; done += rec->loops) {
@@ -490,11 +513,13 @@ static int bench_chunks(struct time_bench_record *rec, void *data)
 			run->why = "stopped by a signal";
 			return 0;
 		}
+		if (bench_pause(!done) && !bench_untimed(run, BENCH_SETTLE))
+			return 0;
 		if (!run->test->func(rec, data))
 			return 0;
-		bench_pause(false);
 	}
-	if (run->test->expect && !bench_path_ok(run, rec->invoked_cnt))
+	if (run->test->expect &&
+	    !bench_path_ok(run, rec->invoked_cnt + run->untimed))
 		return 0;
 	return done;
 }
