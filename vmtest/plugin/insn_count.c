@@ -12,12 +12,14 @@
  * Each block also counts the events instructions do not show: its locked
  * read-modify-writes, fences and serialising instructions, calls, returns
  * and indirect branches (known from the instructions' bytes, counted as
- * each runs), its rep-prefixed string
- * instructions' elements and bytes (cmps counted per operand read) and
- * its memory loads and stores (QEMU's memory callbacks, inline).
+ * each runs), its rep-prefixed string instructions' elements and bytes
+ * (cmps counted per operand read) and its memory loads and stores
+ * (QEMU's memory callbacks, inline).
  *
  * And a data cache model, labelled as one: every data access of a vCPU
- * goes through an L1D and an L2 of the deterministic mode's CPU model
+ * (in a system's guest, of its kernel: a chunk runs in a kernel thread,
+ * and user space, never inside one, is not instrumented at all) goes
+ * through an L1D and an L2 of the deterministic mode's CPU model
  * (Skylake-Server: 32 KiB of 8 ways, 1 MiB of 16; 64-byte lines, LRU),
  * the geometry ab/ptr_ring.sh gives callgrind, indexed by guest virtual
  * address, inside the chunks or not (a chunk finds what the pauses left).
@@ -68,6 +70,7 @@ struct block {
 };
 
 static struct block *blocks;		/* every block translated */
+static bool kernel_only;		/* a system's guest: its kernel's blocks */
 static unsigned int test;		/* tests printed so far */
 static FILE *out;
 
@@ -272,9 +275,13 @@ static unsigned int classify(struct qemu_plugin_insn *insn, struct block *b)
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
-	struct block *b = calloc(1, sizeof(*b));
+	struct block *b;
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
 
+	/* A chunk runs in a kernel thread: user space is never inside one */
+	if (kernel_only && !(qemu_plugin_tb_vaddr(tb) >> 63))
+		return;
+	b = calloc(1, sizeof(*b));
 	if (!b)
 		abort();
 	b->vaddr = qemu_plugin_tb_vaddr(tb);
@@ -338,6 +345,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		perror(argv[0] + 4);
 		return -1;
 	}
+	kernel_only = info->system_emulation;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;
