@@ -192,7 +192,7 @@ struct bench_run {
 	const struct bench_test *test;
 	struct page_pool *pp;
 	const char *why;	/* why the test failed */
-	uint64_t untimed;	/* elements untimed since bench_path_start() */
+	uint64_t untimed;	/* elements run untimed */
 #ifdef CONFIG_PAGE_POOL_STATS
 	struct page_pool_stats before;
 #endif
