@@ -19,6 +19,16 @@ static long counter;
 static long slots[4];
 static char warm[256 << 10], cold[1 << 20], cleared[256 << 10];
 
+/* A test of 4000 loads, one a line, from the start of LINES */
+static void load_lines(const char *lines)
+{
+	MARK(1);
+	for (int i = 0; i < 4000; i++)
+		*(volatile const char *)&lines[i * 64];
+	MARK(2);
+	MARK(3);
+}
+
 static void __attribute__((noinline)) callee(void)
 {
 	asm volatile("" ::: "memory");
@@ -50,19 +60,12 @@ int main(void)
 			     : "rax");
 	MARK(2);
 	MARK(3);
-	/* tests 3 and 4: four lines an iteration, the 4000 first of each */
+	/* tests 3 and 4, after a sweep of warm that leaves it in L2 */
 	for (unsigned long i = 0; i < sizeof(warm); i += 64)
 		*(volatile char *)&warm[i];
-	MARK(1);
-	for (int i = 0; i < 4000; i++)
-		*(volatile char *)&warm[i * 64];
-	MARK(2);
-	MARK(3);
-	MARK(1);
-	for (int i = 0; i < 4000; i++)
-		*(volatile char *)&cold[i * 64];
-	MARK(2);
-	MARK(3);
+	load_lines(warm);
+	load_lines(cold);
+	/* tests 5 and 6 */
 	MARK(1);
 	{
 		void *dst = cleared;
@@ -72,10 +75,6 @@ int main(void)
 	}
 	MARK(2);
 	MARK(3);
-	MARK(1);
-	for (int i = 0; i < 4000; i++)
-		*(volatile char *)&cleared[i * 64];
-	MARK(2);
-	MARK(3);
+	load_lines(cleared);
 	return 0;
 }

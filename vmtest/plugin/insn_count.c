@@ -121,10 +121,14 @@ static bool cache_hit(struct cache *c, uint64_t line)
 	return false;
 }
 
-/* An access's lines through the vCPU's caches; misses count to B, if any */
-static void cache_access(unsigned int cpu, qemu_plugin_meminfo_t info,
-			 uint64_t vaddr, struct block *b)
+/*
+ * An access's lines through the vCPU's caches; its misses count to the
+ * block UDATA, if any (a rep string instruction's have none)
+ */
+static void on_access(unsigned int cpu, qemu_plugin_meminfo_t info,
+		      uint64_t vaddr, void *udata)
 {
+	struct block *b = udata;
 	uint64_t line = vaddr >> LINE_SHIFT;
 	uint64_t last = (vaddr + (1u << qemu_plugin_mem_size_shift(info)) - 1)
 			>> LINE_SHIFT;
@@ -145,18 +149,6 @@ static void cache_access(unsigned int cpu, qemu_plugin_meminfo_t info,
 		if (!cache_hit(c[1], line) && b)
 			b->now[LLMISS]++;
 	}
-}
-
-static void on_access(unsigned int cpu, qemu_plugin_meminfo_t info,
-		      uint64_t vaddr, void *udata)
-{
-	cache_access(cpu, info, vaddr, udata);
-}
-
-static void on_string_access(unsigned int cpu, qemu_plugin_meminfo_t info,
-			     uint64_t vaddr, void *udata)
-{
-	cache_access(cpu, info, vaddr, NULL);
 }
 
 /* nopl 0x5050KK00(%rax): 0f 1f 80, then the 32-bit displacement */
@@ -321,9 +313,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		 */
 		qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_R,
 			QEMU_PLUGIN_INLINE_ADD_U64, &b->now[STORES], 1);
-		qemu_plugin_register_vcpu_mem_cb(insn, kinds & 1 << STRING ?
-			on_string_access : on_access,
-			QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, b);
+		qemu_plugin_register_vcpu_mem_cb(insn, on_access,
+			QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+			kinds & 1 << STRING ? NULL : b);
 	}
 }
 
