@@ -1,3 +1,4 @@
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Read benchmark results from KTAP, whatever carried it.
 
@@ -8,7 +9,9 @@ runner job directory (JOB/ktap/*.tap together).  A directory of files or
 jobs is one run per file or job.  Every "ok N NAME # perf=VALUE<unit>" of
 a name within a run is one of its repetitions; the run's sample is their
 mean.  "not ok" and "# SKIP" cases and the "# kernel:", "# cmdline:" and
-"# vulnerabilities:" diagnostics are kept too.  A run with no such case
+"# vulnerabilities:" diagnostics are kept too.  As a command,
+"ktap.py passed FILE" prints the cases of FILE's run that passed with a
+figure, one a line (a shell's list of a benchmark's modes).  A run with no such case
 is read from the module's raw kernel log lines instead, as people post
 them ("[ 12.3] time_bench: Type:<test> Per elem: 19 cycles(tsc) 5.539 ns
 ..."): each is a repetition in ns.
@@ -17,6 +20,7 @@ them ("[ 12.3] time_bench: Type:<test> Per elem: 19 cycles(tsc) 5.539 ns
 import dataclasses
 import os
 import re
+import sys
 
 ENV_KEYS = ('kernel', 'cmdline', 'vulnerabilities')
 # A metric prefix (its power of ten) on a known base unit: times become
@@ -191,3 +195,22 @@ def programs(lines):
             found.append(prog)
             cur = None
     return found
+
+
+def main(argv):
+    """ktap.py passed FILE: the names of FILE's cases with a figure."""
+    if len(argv) != 3 or argv[1] != 'passed':
+        print('usage: ktap.py passed FILE', file=sys.stderr)
+        return 2
+    try:
+        run = read_run([argv[2]], argv[2])
+    except KtapError as err:
+        print(f'ktap.py: {err}', file=sys.stderr)
+        return 2
+    for name in run.perf:
+        print(name)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

@@ -127,7 +127,7 @@ cmp -s "$base/include/linux/ptr_ring.h" "$change_src/include/linux/ptr_ring.h" &
 # modes_of KTAP: the modes that passed
 modes_of()
 {
-	sed -n 's/^ok [0-9]* \([a-z_]*\) # perf=.*/\1/p' "$1"
+	"$ab/ktap.py" passed "$1"
 }
 
 # overlay SIDE DIR: a tree of the benchmark and shim (real

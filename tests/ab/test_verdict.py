@@ -399,6 +399,12 @@ class Reading(Case):
         runs = ktap.read_runs(logs)
         self.assertEqual([r.sample('spsc') for r in runs], [11.0, 12.0, 13.0])
         self.assertEqual(runs[0].skipped, {'batch'})
+        # ab/ptr_ring.sh's list of the modes that ran
+        passed = subprocess.run(
+            [sys.executable, os.path.join(AB, 'ktap.py'), 'passed',
+             os.path.join(logs, 'boot0.log')], capture_output=True,
+            text=True, check=False)
+        self.assertEqual((passed.returncode, passed.stdout), (0, 'spsc\n'))
 
     def test_units(self):
         """metric prefixes: 0.005us is 5 ns, 1.2kinsn 1200 insn"""
