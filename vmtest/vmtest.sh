@@ -139,7 +139,7 @@ runner, its cache and the files a command uses must live elsewhere.
 
 Environment: VMTEST_CACHE (cache directory), as --cache; VMTEST_ACCEL,
 as --accel; VMTEST_BOOT_TIMEOUT, seconds a guest has to reach userspace
-(default: $BOOT_TIMEOUT).
+(default: $BOOT_TIMEOUT); the others: vmtest/README.md, Environment.
 EOF
 }
 
