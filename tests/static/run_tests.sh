@@ -43,6 +43,17 @@ docutils.core.publish_doctree(open(sys.argv[1]).read(), settings_overrides={
 sys.exit(print(err.getvalue(), end="") or bool(err.getvalue()))' "$f"
 done
 
+# Every environment variable the tooling reads with a default is in
+# vmtest/README.md's table (but the ones its options set, HOME and the like).
+missing=$(git ls-files vmtest ab series | grep -vE '\.(patch|md|lock)$' |
+	xargs grep -hoE '\$\{[A-Z][A-Z0-9_]*:-' 2>/dev/null |
+	sed 's/^\${//; s/:-$//' | sort -u | grep -vxE 'HOME|XDG_CACHE_HOME|TERM|VERSION_CODENAME|STOP_AFTER|VM_DMA|DISTRO_KERNEL' |
+	while read -r v; do
+		grep -q "\`$v\`" vmtest/README.md || echo "$v"
+	done)
+check "vmtest/README.md names every environment variable the tooling reads${missing:+ (not: $missing)}" \
+	test -z "$missing"
+
 # Python, with both linters' defaults, as NIPA runs them on patches.
 mapfile -t py < <(git ls-files '*.py')
 if command -v pylint >/dev/null; then
