@@ -9,12 +9,13 @@ runner job directory (JOB/ktap/*.tap together).  A directory of files or
 jobs is one run per file or job.  Every "ok N NAME # perf=VALUE<unit>" of
 a name within a run is one of its repetitions; the run's sample is their
 mean.  "not ok" and "# SKIP" cases and the "# kernel:", "# cmdline:" and
-"# vulnerabilities:" diagnostics are kept too.  As a command,
-"ktap.py passed FILE" prints the cases of FILE's run that passed with a
-figure, one a line (a shell's list of a benchmark's modes).  A run with no such case
+"# vulnerabilities:" diagnostics are kept too.  A run with no such case
 is read from the module's raw kernel log lines instead, as people post
 them ("[ 12.3] time_bench: Type:<test> Per elem: 19 cycles(tsc) 5.539 ns
 ..."): each is a repetition in ns.
+
+As a command, "ktap.py passed FILE" prints the cases of FILE's run that
+passed with a figure, one a line (a shell's list of a benchmark's modes).
 """
 
 import dataclasses
