@@ -25,18 +25,21 @@ boot_one()
 	local out=$1 name=$2 n=$3 kdir=$4
 
 	shift 4
-	"$vmtest" -t current --kdir "$kdir" "$@" >"$out/$name-$n.log" 2>&1
-	sed -n 's/^vmtest: current: results in //p' "$out/$name-$n.log" |
-		tail -n 1 >"$out/$name-$n.job"
+	"$vmtest" -t current --kdir "$kdir" --job-file "$out/$name-$n.job" \
+		"$@" >"$out/$name-$n.log" 2>&1
 }
 
-# booting LOG PID: wait until the boot is past building its selftests
-# (the module is built in the runner's tree for its kernel: one at a
-# time) or has ended
+# booting JOBFILE PID: wait until the boot is past building its
+# selftests (the module is built in the runner's tree for its kernel:
+# one at a time), as its job's result says, or has ended
 booting()
 {
-	until grep -q 'booting \|error' "$1" 2>/dev/null ||
-	      ! kill -0 "$2" 2>/dev/null; do
+	local job
+
+	while kill -0 "$2" 2>/dev/null; do
+		job=$(head -n 1 "$1" 2>/dev/null)
+		[ -n "$job" ] && grep -qE ' phase=boot |^target=[^ ]* result=[^r]' \
+			"$job/result" 2>/dev/null && return
 		sleep 1
 	done
 }
@@ -62,9 +65,10 @@ boot_all()
 			[ ${#queue[@]} -gt 0 ] || break
 			read -r name n kdir <<<"${queue[0]}"
 			queue=("${queue[@]:1}")
+			rm -f "$out/$name-$n.job"
 			boot_one "$out" "$name" "$n" "$kdir" "$@" &
 			children+=($!)
-			booting "$out/$name-$n.log" "$!"
+			booting "$out/$name-$n.job" "$!"
 		done
 		for c in "${children[@]}"; do wait "$c" || failed=1; done
 	done

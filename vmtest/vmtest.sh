@@ -127,6 +127,10 @@ with the same exit code.
       --stop-after P  fetch, tree or build: stop after that phase and
                       print each target's record (src=, tree=, kdir=,
                       kernel=, job=), booting nothing
+      --job-file FILE each target's job directory, a line each, added
+                      to FILE as soon as it is made: a script follows
+                      the run in JOB/result (its phase) and reads JOB's
+                      files, not this output
   -v, --verbose       show build logs and the full kernel console
       --cache DIR     cache directory (default: $VMTEST_CACHE)
   -h, --help          this text
@@ -159,6 +163,7 @@ HOW=install
 SHELL_MODE=0
 KEEP_GOING=0
 STOP_AFTER=
+JOB_FILE=
 PARAMS=()
 ENVS=()
 COMMAND=()
@@ -191,6 +196,7 @@ parse_args()
 		-T | --timeout) VM_TIMEOUT=${2:-}; shift ;;
 		-K | --keep-going) KEEP_GOING=1 ;;
 		--stop-after) STOP_AFTER=${2:-}; shift ;;
+		--job-file) JOB_FILE=${2:-}; shift ;;
 		--accel) VMTEST_ACCEL=${2:-}; shift ;;
 		-v | --verbose) VMTEST_VERBOSE=1 ;;
 		--cache) VMTEST_CACHE=${2:-}; shift ;;
@@ -214,6 +220,11 @@ parse_args()
 	auto | kvm | tcg) ;;
 	*) die "--accel must be kvm, tcg or auto, not '$VMTEST_ACCEL'" ;;
 	esac
+	if [ -n "$JOB_FILE" ]; then
+		touch -- "$JOB_FILE" 2>/dev/null ||
+			die "--job-file: cannot write '$JOB_FILE'"
+		JOB_FILE=$(realpath -- "$JOB_FILE")
+	fi
 	[ -n "$VM_CPUS" ] || VM_CPUS=$((DETERMINISTIC ? 1 : 3))
 	positive_int --cpus "$VM_CPUS"
 	positive_int --timeout "$VM_TIMEOUT"
@@ -378,10 +389,10 @@ run_target()
 	local target=$1 flavor=normal kernel initrd job kdir install
 	local -a patches
 
-	PHASE=tools
+	set_phase tools
 	ensure_host_tools "$ARCHES"
 	load_target "$target"
-	PHASE=fetch
+	set_phase fetch
 	case $TARGET_KERNEL in
 	build)
 		[ "$DEBUG" -eq 1 ] && flavor=debug
@@ -404,12 +415,12 @@ run_target()
 	fi
 	record "src=$KSRC_PRISTINE"
 	stop_here fetch && return 0
-	PHASE=tree
+	set_phase tree
 	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID" "$target"
 	record "tree=$KTREE"
 	stop_here tree && return 0
 
-	PHASE=build
+	set_phase build
 	if [ "$TARGET_KERNEL" = build ] && [ -n "$KDIR_GIVEN" ]; then
 		kernel=$KDIR_GIVEN/$KIMAGE_PATH
 		kdir=$KDIR_GIVEN
@@ -469,7 +480,7 @@ run_target()
 
 	# The guest builds in the tree with --how tree or both.
 	[ "$HOW" != install ] || release_tree
-	PHASE=boot
+	set_phase boot
 	job=$JOB
 	initrd=$job/initramfs.cpio.gz
 	if [ "$TARGET_KERNEL" = debian ]; then
@@ -504,6 +515,8 @@ start_job()
 
 	JOB=$(mktemp -d "$VMTEST_CACHE/jobs/$target.XXXXXX") ||
 		die "cannot create a job directory in $VMTEST_CACHE/jobs"
+	[ -z "$JOB_FILE" ] || echo "$JOB" >>"$JOB_FILE" ||
+		die "--job-file: cannot write '$JOB_FILE'"
 	JOB_TARGET=$target
 	JOB_START=$(date +%s)
 	RECORD=()
@@ -517,6 +530,13 @@ start_job()
 	# Runs may overlap: scripts take their job from this line, not from
 	# the link, which the newest run moves.
 	msg "$target: results in $JOB"
+}
+
+# set_phase NAME: the run is now in phase NAME, and its result says so.
+set_phase()
+{
+	PHASE=$1
+	record_result running
 }
 
 # result_word RC: the result a run's exit code gives.

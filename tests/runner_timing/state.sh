@@ -32,12 +32,14 @@ printf '#!/bin/sh\nexit 100\n' >"$work/bin/apt-cache"
 chmod +x "$work/bin/apt-get" "$work/bin/apt-cache"
 
 expect_rc "a run that cannot fetch: exit 2, not a test's 1" 2 "$work/fetch.log" \
-	env PATH="$work/bin:$PATH" "$VMTEST" -t current --cache "$cache"
+	env PATH="$work/bin:$PATH" "$VMTEST" -t current --cache "$cache" \
+	--job-file "$work/fetch.jobs"
 job=$(realpath -m "$cache/jobs/current")
 check "jobs/current names the new run, not the older one" \
 	test "$job" != "$cache/jobs/current.old" -a -d "$job"
 check "the run was named before it fetched" \
 	grep -q "current: results in $job\$" "$work/fetch.log"
+check "--job-file names the same job" test "$(cat "$work/fetch.jobs")" = "$job"
 expect_grep "its result says error, and where" "$job/result" \
 	"^target=current result=error rc=2 seconds=[0-9]+ accel=[a-z]+ phase=(tools|fetch) job=$job\$"
 check "its logs are in the job" test -n "$(ls "$job/logs")"
@@ -53,6 +55,9 @@ os.execv(sys.argv[1], sys.argv[1:])' "$VMTEST" -t distro --cache "$cache" \
 	>"$work/int.log" 2>&1 &
 pid=$!
 await_process "sleep $((100000 + $$))" 10
+expect_grep "while it fetches, its result says running, in phase fetch" \
+	"$(realpath -m "$cache/jobs/distro")/result" \
+	'^target=distro result=running rc=- .* phase=fetch '
 kill -INT -- "-$pid"
 wait "$pid"
 rc=$?
@@ -95,14 +100,18 @@ expect_rc "a bad option: exit 2" 2 "$work/opt.log" \
 check "a bad option makes no job" \
 	test "$(find "$cache/jobs" -mindepth 1 -maxdepth 1 -name 'nowhere*' | wc -l)" -eq 0
 
+expect_rc "a --job-file that cannot be written: exit 2" 2 "$work/jobfile.log" \
+	"$VMTEST" -t current --job-file "$work/nowhere/jobs" --cache "$cache" &&
+	expect_grep "... saying so" "$work/jobfile.log" "--job-file: cannot write"
+
 # --stop-after runs have a job of their own, but leave jobs/TARGET alone.
 before=$(readlink "$cache/jobs/current")
 expect_rc "--stop-after fetch that cannot fetch: exit 2" 2 "$work/stop.log" \
 	env PATH="$work/bin:$PATH" "$VMTEST" -t current --stop-after fetch \
-	--cache "$cache"
+	--cache "$cache" --job-file "$work/stop.jobs"
 check "--stop-after leaves jobs/current as it was" \
 	test "$(readlink "$cache/jobs/current")" = "$before"
-job=$(sed -n 's/^vmtest: current: results in //p' "$work/stop.log")
+job=$(cat "$work/stop.jobs")
 expect_grep "--stop-after: its own job says error" "$job/result" \
 	'^target=current result=error rc=2 '
 

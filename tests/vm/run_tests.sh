@@ -17,15 +17,14 @@ bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
 bh_page_pool05_napi_remote cross_cpu_return_1cpu cross_cpu_return_2cpu
 no-softirq-page_pool01_dma no-softirq-page_pool02_dma no-softirq-page_pool03_dma'
 
-# check_ktap TARGET HOW LOG: the job of TARGET that vmtest.sh's output LOG
-# names passed, and its KTAP file (HOW: install or tree) has every
-# subtest passing and both test directories' results.
+# check_ktap TARGET HOW JOBS: the job of TARGET that vmtest.sh's
+# --job-file JOBS names passed, and its KTAP file (HOW: install or tree)
+# has every subtest passing and both test directories' results.
 check_ktap()
 {
 	local target=$1 job log t missing=
 
-	job=$(tr -d '\r' <"$3" | sed -n "s/^vmtest: $target: results in //p" |
-		tail -n 1)
+	job=$(grep "/$target\.[^/]*\$" "$3" | tail -n 1)
 	log=$job/ktap/$2.tap
 	check "$target ($2): the job's result is pass" \
 		grep -q "^target=$target result=pass " "$job/result"
@@ -86,12 +85,14 @@ expect_rc "a cache below /tmp is refused: exit 2" 2 "$OUT/vm-tmp.log" \
 # 1. The benchmarks, both targets, as the README's first command (warm:
 # the module group built the kernel).
 start=$(date +%s)
-expect_rc "vmtest.sh, both targets, passes" 0 "$OUT/vm-first.log" "$VMTEST"
+rm -f "$OUT/vm-first.jobs" "$OUT/vm-tree.jobs"
+expect_rc "vmtest.sh, both targets, passes" 0 "$OUT/vm-first.log" "$VMTEST" \
+	--job-file "$OUT/vm-first.jobs"
 echo "# run: $(($(date +%s) - start)) s"
 grep -E 'vmtest-guest: .* took|done in' "$OUT/vm-first.log" | tr -d '\r' |
 	sed 's/^/# phase: /'
 for target in current distro; do
-	check_ktap "$target" install "$OUT/vm-first.log"
+	check_ktap "$target" install "$OUT/vm-first.jobs"
 done
 
 # 2. Prepared again, nothing is fetched, configured or built again.
@@ -106,8 +107,9 @@ expect_grep "preparing again finds the kernel up to date" "$OUT/vm-again.log" \
 # kernel's directory as given (--kdir), as a developer's own build.
 read -r _ kdir < <(prepared current)
 expect_rc "--how tree --kdir (make run_tests in the guest) passes" 0 \
-	"$OUT/vm-tree.log" "$VMTEST" -t current --how tree --kdir "$kdir"
-check_ktap current tree "$OUT/vm-tree.log"
+	"$OUT/vm-tree.log" "$VMTEST" -t current --how tree --kdir "$kdir" \
+	--job-file "$OUT/vm-tree.jobs"
+check_ktap current tree "$OUT/vm-tree.jobs"
 expect_no_grep "--kdir: no kernel is configured or built" "$OUT/vm-tree.log" \
 	'configuring|building kernel|is up to date'
 
