@@ -361,8 +361,8 @@ write_job()
 RECORD=()
 
 # record KEY=VALUE...: add to the record, which the job keeps as a file
-# a shell can source (JOB/record) and lib/record.sh's vmtest_record reads
-# from a --stop-after run's output.
+# a shell can source (JOB/record), the one lib/record.sh's vmtest_record
+# reads.
 record()
 {
 	local kv
@@ -374,8 +374,8 @@ record()
 }
 
 # stop_here PHASE: at the phase --stop-after names, print the target's
-# record on one line: the target's name, then its KEY=VALUE words, the
-# job directory's last.
+# record on one line, for people: the target's name, then its KEY=VALUE
+# words, the job directory's last (scripts read JOB/record).
 stop_here()
 {
 	[ "$STOP_AFTER" = "$1" ] || return 1

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The reader of the runner's record for the scripts that call the runner
 # (series/, ab/, tests/): what a target's phases found, one KEY=VALUE a
-# line (src=, tree=, kdir=, kernel=, root=), from the line 'vmtest.sh
-# --stop-after PHASE' prints.
+# line (target=, src=, tree=, kdir=, kernel=, root=, job=), from the
+# job's record file (JOB/record) of a 'vmtest.sh --stop-after PHASE' run.
 # shellcheck shell=bash
 
 # vmtest_record TARGET PHASE [VMTEST-ARGS...]: the target's record after
@@ -10,10 +10,16 @@
 # give a stand-in).
 vmtest_record()
 {
+	local jobs job rc
+
+	jobs=$(mktemp) || return 2
 	"${VMTEST:-$(dirname "${BASH_SOURCE[0]}")/../vmtest.sh}" \
-		-t "$1" --stop-after "$2" "${@:3}" |
-		awk -v t="$1" '$1 == t { for (i = 2; i <= NF; i++) print $i }'
-	return "${PIPESTATUS[0]}"
+		-t "$1" --stop-after "$2" --job-file "$jobs" "${@:3}" >/dev/null
+	rc=$?
+	job=$(head -n 1 "$jobs")
+	rm -f "$jobs"
+	[ "$rc" -ne 0 ] || { cat "$job/record" && echo "job=$job"; } || rc=2
+	return "$rc"
 }
 
 # record_get KEY: KEY's value in a record on stdin.
