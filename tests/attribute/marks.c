@@ -2,12 +2,22 @@
 /*
  * A user program with vmtest/guest/insn-markers.patch's marks, for the
  * QEMU plugin's test under qemu-x86_64: test 1 times three chunks of 1000
- * iterations (5000 more run outside any chunk), test 2 one chunk of 2000.
+ * iterations, then one of 1000 and 500 of code no chunk ran before
+ * (unnamed: the plugin looks at the blocks earlier chunks ran), then one
+ * of 500 of that code (named again); 5000 more run outside any chunk.
+ * Test 2 times one chunk of 2000.
  */
 #define MARK(kind) \
 	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x50500000 | " #kind " << 8")
 
 static void __attribute__((noinline)) work(long n)
+{
+	for (long i = 0; i < n; i++)
+		asm volatile("" ::: "memory");
+}
+
+/* The same loop, as other code */
+static void __attribute__((noinline)) other(long n)
 {
 	for (long i = 0; i < n; i++)
 		asm volatile("" ::: "memory");
@@ -20,6 +30,13 @@ int main(void)
 		work(1000);
 		MARK(2);
 	}
+	MARK(1);
+	work(1000);
+	other(500);
+	MARK(2);
+	MARK(1);
+	other(500);
+	MARK(2);
 	work(5000);
 	MARK(3);
 	MARK(1);

@@ -31,11 +31,20 @@
  * Instruction fetches, prefetches and other CPUs' caches are not
  * modelled.
  *
+ * A chunk's start and end look at the blocks that ran in an earlier
+ * chunk, not at every block translated (thousands of chunks a test, tens
+ * of thousands of blocks); every block's instructions are also summed,
+ * so a chunk that ran another block is known: its instructions outside
+ * the known blocks are reported unnamed, and the next chunk looks at
+ * every block.  A test's chunks look at every block until one runs no
+ * block the chunks before it did not.
+ *
  * Output (out=FILE), as each test's figure is printed: a line "test N",
  * then "VADDR INSNS EXECS LOCKED FENCES CALLS RETS INDIRECT STRING BYTES
  * LOADS STORES L1MISS LLMISS" for every block that ran in its chunks
- * (INSNS per execution, the rest summed over the chunks); the blocks of
- * one address may repeat (retranslation).
+ * (INSNS per execution, the rest summed over the chunks), and VADDR 0,
+ * INSNS 1 for the unnamed instructions; the blocks of one address may
+ * repeat (retranslation).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -66,10 +75,16 @@ enum {
 struct block {
 	uint64_t vaddr, now[NCOUNT], base[NCOUNT], acc[NCOUNT];
 	uint32_t insns, size, per_element;
+	bool hot;			/* it ran in a chunk */
 	struct block *next;
 };
 
 static struct block *blocks;		/* every block translated */
+static struct block **hot;		/* the blocks that ran in a chunk */
+static size_t nhot, hot_size;
+static uint64_t ran, ran_base;		/* instructions every block ran */
+static uint64_t unnamed;		/* of the test's chunks, not in hot */
+static bool all_based = true;		/* the chunk looks at every block */
 static bool kernel_only;		/* a system's guest: its kernel's blocks */
 static unsigned int test;		/* tests printed so far */
 static FILE *out;
@@ -164,24 +179,61 @@ static int marker_kind(struct qemu_plugin_insn *insn)
 	return (disp & 0xffff00ff) == 0x50500000 ? (disp >> 8) & 0xff : 0;
 }
 
+/* Adds the chunk's counts to B's sums: the instructions it ran */
+static uint64_t chunk_end(struct block *b)
+{
+	int i;
+
+	for (i = 0; i < NCOUNT; i++)
+		b->acc[i] += b->now[i] - b->base[i];
+	return (b->now[EXECS] - b->base[EXECS]) * b->insns;
+}
+
 static void on_marker(unsigned int cpu, void *udata)
 {
 	struct block *b;
-	uint64_t elements;
+	uint64_t elements, named = 0;
+	size_t h, known = nhot;
 	int i;
 
 	switch ((uintptr_t)udata) {
 	case MARK_BEGIN:
-		for (b = blocks; b; b = b->next)
+		ran_base = ran;
+		for (b = blocks; all_based && b; b = b->next)
 			memcpy(b->base, b->now, sizeof(b->now));
+		for (h = 0; !all_based && h < nhot; h++)
+			memcpy(hot[h]->base, hot[h]->now, sizeof(hot[h]->now));
 		break;
 	case MARK_END:
-		for (b = blocks; b; b = b->next)
-			for (i = 0; i < NCOUNT; i++)
-				b->acc[i] += b->now[i] - b->base[i];
+		for (h = 0; h < nhot; h++)
+			named += chunk_end(hot[h]);
+		for (b = blocks; all_based && b; b = b->next) {
+			/* the marker's own block: its events, no execution */
+			if (b->hot || !memcmp(b->now, b->base, sizeof(b->now)))
+				continue;
+			if (nhot == hot_size) {
+				hot_size = hot_size * 2 + 64;
+				hot = realloc(hot, hot_size * sizeof(*hot));
+				if (!hot)
+					abort();
+			}
+			hot[nhot++] = b;
+			b->hot = true;
+			named += chunk_end(b);
+		}
+		unnamed += ran - ran_base - named;
+		/* until a chunk runs no block that none before it ran */
+		all_based = ran - ran_base != named || nhot != known;
 		break;
 	case MARK_PRINT:	/* the chunks so far were this test's */
 		fprintf(out, "test %u\n", ++test);
+		if (unnamed)
+			fprintf(out, "0 1 %" PRIu64 " 0 0 0 0 0 0 0 0 0 0 0\n",
+				unnamed);
+		unnamed = 0;
+		all_based = true;
+		while (nhot)	/* the next test runs other code */
+			hot[--nhot]->hot = false;
 		for (b = blocks; b; b = b->next) {
 			for (i = 0; i < NCOUNT && !b->acc[i]; i++)
 				;
@@ -282,6 +334,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	blocks = b;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &b->now[EXECS], 1);
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &ran, n);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		int kind = marker_kind(insn);
