@@ -4,8 +4,9 @@
  *
  * The tests run from module init, in a kernel thread bound to the first
  * online CPU the loading process may run on (taskset chooses it).  Each
- * test is timed in chunks of at most BENCH_CHUNK elements.  The thread
- * runs SCHED_FIFO, so that no other task preempts it inside a chunk.  It
+ * test is timed in chunks of at most BENCH_CHUNK elements, each between
+ * two ticks.  The thread runs SCHED_FIFO, so that no other task preempts
+ * it inside a chunk.  It
  * sleeps before each test's timed chunks and after every BENCH_RUN_NS of
  * them, so that the tasks it keeps waiting (the kernel log's readers,
  * woken by each result) run outside the timed chunks, and then waits for
@@ -44,6 +45,8 @@
 static int verbose = 1;
 #define MY_POOL_SIZE 1024
 #define BENCH_CHUNK 8192	/* elements timed without a reschedule */
+/* A timed chunk takes at most this share of a tick (see bench_tick()) */
+#define BENCH_TICK_SHARE 8
 /*
  * Elements run untimed after each pause: enough frees to bring the page
  * allocator's per-CPU free_count, which another task's allocation in the
@@ -428,14 +431,66 @@ static bool bench_pause(bool always)
 	return true;
 }
 
-/* LOOPS elements of the test, untimed: 0 when the test failed */
-static int bench_untimed(struct bench_run *run, uint32_t loops)
+/* REC->loops elements of the test, untimed: 0 when the test failed */
+static int bench_untimed(struct bench_run *run, struct time_bench_record *rec)
 {
-	struct time_bench_record rec = { .loops = loops };
-	int ret = run->test->func(&rec, run);
+	int ret = run->test->func(rec, run);
 
 	run->untimed += ret;
 	return ret;
+}
+
+/*
+ * Nanoseconds since the last tick: CPUs tick at multiples of TICK_NSEC
+ * (unless booted with skew_tick=1)
+ */
+static u32 bench_since_tick(void)
+{
+	u32 since;
+
+	div_u64_rem(ktime_get_ns(), TICK_NSEC, &since);
+	return since;
+}
+
+/*
+ * The tick is not the test's: its interrupt and the timers it expires
+ * would be timed with the chunk they interrupt, and which timers expire
+ * in a test depends on when the system armed them.  So a chunk that takes
+ * NS starts only while NS and a quarter are left before the next tick,
+ * or else after that tick (seen as the time since a tick falls).
+ */
+static void bench_tick(u64 ns)
+{
+	u32 since = bench_since_tick(), last;
+
+	if (since + ns + ns / 4 <= TICK_NSEC)
+		return;
+	/*
+	 * No cpu_relax(): QEMU's TCG leaves its translated code at each
+	 * PAUSE, which made this wait take longer than the tests
+	 */
+	do {
+		last = since;
+		since = bench_since_tick();
+	} while (since >= last);
+	/* A little more: an interrupt can come late */
+	while (since < TICK_NSEC / 128)
+		since = bench_since_tick();
+}
+
+/*
+ * Elements per chunk: the most, in powers of two (the same in every run
+ * of one kernel), that take at most 1 / BENCH_TICK_SHARE of a tick at the
+ * speed REC measured
+ */
+static uint32_t bench_chunk(const struct time_bench_record *rec)
+{
+	uint32_t chunk = BENCH_CHUNK;
+
+	while (chunk > 1 && chunk * rec->time_interval * BENCH_TICK_SHARE >
+	       TICK_NSEC * rec->invoked_cnt)
+		chunk /= 2;
+	return chunk;
 }
 
 #ifdef CONFIG_PAGE_POOL_STATS
@@ -487,11 +542,15 @@ static bool bench_path_ok(struct bench_run *run, uint64_t returned)
 }
 #endif
 
-/* The test's function over rec->loops elements, BENCH_CHUNK at a time */
+/* The test's function over rec->loops elements, a chunk at a time */
 static int bench_chunks(struct time_bench_record *rec, void *data)
 {
+	struct time_bench_record first = {
+		.loops = min_t(uint32_t, rec->loops, BENCH_CHUNK)
+	};
+	uint32_t total = rec->loops, done, chunk;
+	u64 ns = TICK_NSEC / BENCH_TICK_SHARE;
 	struct bench_run *run = data;
-	uint32_t total = rec->loops, done;
 
 	/*
 	 * One chunk untimed first, so that the timed chunks start from the
@@ -503,20 +562,26 @@ static int bench_chunks(struct time_bench_record *rec, void *data)
 	 * elements run untimed after each pause take it back to where the
 	 * chunks keep it.
 	 */
-	if (!bench_untimed(run, min_t(uint32_t, total, BENCH_CHUNK)))
+	if (!bench_untimed(run, &first))
 		return 0;
+	chunk = bench_chunk(&first);
 	if (run->test->expect)
 		bench_path_start(run);
 	for (done = 0; done < total; done += rec->loops) {
-		rec->loops = min_t(uint32_t, total - done, BENCH_CHUNK);
+		struct time_bench_record settle = { .loops = BENCH_SETTLE };
+		u64 before = rec->time_interval;
+
+		rec->loops = min_t(uint32_t, total - done, chunk);
 		if (READ_ONCE(bench_stop)) {
 			run->why = "stopped by a signal";
 			return 0;
 		}
-		if (bench_pause(!done) && !bench_untimed(run, BENCH_SETTLE))
+		if (bench_pause(!done) && !bench_untimed(run, &settle))
 			return 0;
+		bench_tick(ns);
 		if (!run->test->func(rec, data))
 			return 0;
+		ns = rec->time_interval - before;
 	}
 	if (run->test->expect &&
 	    !bench_path_ok(run, rec->invoked_cnt + run->untimed))
@@ -655,7 +720,7 @@ static int bench_page_pool_run(void)
 				     "bench_page_pool/%u");
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	pr_info("Running on CPU %u, %u elements per chunk\n", cpu,
+	pr_info("Running on CPU %u, at most %u elements per chunk\n", cpu,
 		BENCH_CHUNK);
 	if (!IS_ENABLED(CONFIG_PAGE_POOL_STATS))
 		pr_info("Paths not checked: no CONFIG_PAGE_POOL_STATS\n");
