@@ -179,6 +179,14 @@ run_group()
 }
 
 SECONDS=0
+# The runner group is hermetic (no network), so what the runner calls in
+# it with no stand-in (depmod on the extracted kernel, cpio for the
+# initramfs) is installed first, when missing.
+if [[ " ${groups[*]} " == *" runner "* ]]; then
+	# shellcheck disable=SC2016 # expanded by that bash
+	bash -c '. "$1/lib.sh" && need_tools "cpio cpio" "depmod kmod"' _ "$PWD" |
+		tee -a "$out/run.log"
+fi
 for g in "${groups[@]}"; do
 	run_group "$g"
 done

@@ -55,9 +55,10 @@ os.execv(sys.argv[1], sys.argv[1:])' "$VMTEST" -t distro --cache "$cache" \
 	>"$work/int.log" 2>&1 &
 pid=$!
 await_process "sleep $((100000 + $$))" 10
-expect_grep "while it fetches, its result says running, in phase fetch" \
+# (apt-get hangs in phase tools on a machine without the runner's tools.)
+expect_grep "while apt-get hangs, its result says running, in its phase" \
 	"$(realpath -m "$cache/jobs/distro")/result" \
-	'^target=distro result=running rc=- .* phase=fetch '
+	'^target=distro result=running rc=- .* phase=(tools|fetch) '
 kill -INT -- "-$pid"
 wait "$pid"
 rc=$?
