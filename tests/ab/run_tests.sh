@@ -292,7 +292,7 @@ rm -rf "$tmp"
 # headers the same; small counts keep it quick.
 tmp=$(mktemp -d "$OUT/ab-ptr_ring.XXXXXX")
 src=$(pinned_source)
-need_tools "valgrind valgrind" "pgrep procps"
+need_tools "valgrind valgrind" "pgrep procps" "pahole dwarves"
 if [ ! -d "$src" ] || ! overlay_ptr_ring "$src" "$tmp/base"; then
 	not_ok "ab.sh --ptr-ring: a base tree from the pinned source" "no $src"
 else

@@ -15,7 +15,8 @@
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
-need_tools "qemu-x86_64 qemu-user" "readelf binutils"
+need_tools "qemu-x86_64 qemu-user" "readelf binutils" \
+	"qemu-system-x86_64 qemu-system-x86"
 work=$(mktemp -d "$OUT/attribute.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 PROF=$REPO/vmtest/lib/insn_profile.py

@@ -41,8 +41,9 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 # clang, qemu-user and arm64 and riscv64 cross compilers for the
-# portability checks, valgrind for the instruction counts
-need_tools "clang clang" "qemu-x86_64 qemu-user" "valgrind valgrind" \
+# portability checks, valgrind for the instruction counts, rsync for
+# kselftest's install
+need_tools "clang clang" "qemu-x86_64 qemu-user" "valgrind valgrind" "rsync rsync" \
 	"aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu" \
 	"/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross" \
 	"riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu" \

@@ -12,6 +12,8 @@
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
+# rsync for kselftest's install (lib.mk)
+need_tools "rsync rsync"
 
 subtests "$TESTS_DIR"/runner_tree/{apply,record,cross,overlap}.sh
 tests_done runner_tree
