@@ -161,6 +161,18 @@ need_tools()
 		echo "# installing ${need[*]} failed: $(tail -n 1 "$OUT/need-tools.log")"
 )
 
+# need_runner_tools: what the runner installs before it builds a kernel
+# (vmtest/lib/packages.sh's host_tools), for checks that configure or
+# build one before any runner call.
+need_runner_tools()
+{
+	local -a tools
+
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
+	mapfile -t tools < <(. "$REPO/vmtest/lib/packages.sh" && host_tools)
+	need_tools "${tools[@]}"
+}
+
 # runner_record TARGET PHASE [VMTEST-ARGS...]: vmtest_record's record
 # (src, tree, kdir, kernel, root, job: the run's job directory, whose
 # 'record' file says the same); nothing when the runner fails, whose

@@ -12,6 +12,7 @@
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/kbuild.sh
 . "$REPO/vmtest/lib/kbuild.sh"
+need_runner_tools
 
 src=$REPO/tools/testing/selftests/net/bench/page_pool
 
