@@ -23,7 +23,9 @@
 #   - ab/ab.sh with a stand-in runner: alternated boots into one table,
 #     --attribute's functions and "not covered" in both tables,
 #     sides with different debug options, compilers or CPU models, or
-#     no .config, refused,
+#     no .config, refused; a change applied to a private copy (a base
+#     build beside its build sees the runner's tree), built again when
+#     the base was rebuilt in place by another compiler,
 #   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
 #     one instruction slower (callgrind) and no locked operation more, an
 #     smp_mb() for an smp_wmb() one locked operation more and about 18
@@ -152,17 +154,28 @@ seq -f 'priv %g' 10 >"$tree/net/core/page_pool_priv.h"
 cat >"$tmp/bin/make" <<'STANDIN'
 #!/bin/bash
 # make -C TREE O=KDIR ...: a "kernel" of 72 instructions, one more per
-# nop in TREE's page_pool.c, and its object: page_pool_alloc_pages with
-# those nops, then page_pool_init, which they move but do not change; an
-# external module (ab.sh's layout probe) does not build
+# nop in TREE's page_pool.c, its image and its object:
+# page_pool_alloc_pages with those nops, then page_pool_init, which they
+# move but do not change; an external module (ab.sh's layout probe) does
+# not build. With FAKE_OVERLAP, it waits for FAKE_OVERLAP.done (a build
+# beside it) after saying FAKE_OVERLAP.in, and says .overlapped.
 while [ $# -gt 0 ]; do
 	case $1 in -C) tree=$2; shift ;; O=*) kdir=${1#O=} ;; M=*) exit 2 ;; esac
 	shift
 done
 echo "make $tree" >>"$FAKE_JOBS/calls"
 nops=$(grep -c nop "$tree/net/core/page_pool.c")
+if [ -n "${FAKE_OVERLAP:-}" ]; then
+	touch "$FAKE_OVERLAP.in"
+	for _ in $(seq 300); do
+		[ ! -e "$FAKE_OVERLAP.done" ] || break
+		sleep 0.1
+	done
+	[ ! -e "$FAKE_OVERLAP.done" ] || touch "$FAKE_OVERLAP.overlapped"
+fi
 echo $((72 + nops)) >"$kdir/fake-insn"
-mkdir -p "$kdir/net/core"
+mkdir -p "$kdir/net/core" "$kdir/arch/x86/boot"
+echo "image of $nops nops" >"$kdir/arch/x86/boot/bzImage"
 {
 	echo 'void page_pool_alloc_pages(void) {'
 	yes 'asm volatile("nop");' | head -n "$nops"
@@ -239,6 +252,55 @@ check "ab.sh --change thread: ... no reply, no cover letter" \
 	test "$(grep -c '^# change: ' "$tmp/out-thread/table.text")" -eq 1
 expect_grep "ab.sh: the manifest names the patches and both sides" \
 	"$tmp/out-thread/manifest" '^patch: 0001 .*the first$'
+# The change's build is keyed on what the base is (its .config, its
+# compiler as compile.h records it, its image) and the patches: the
+# thread's patch again is built before; after the base is rebuilt in
+# place by another compiler, it is built again.
+mkdir -p "$tmp/base/include/generated"
+echo '#define LINUX_COMPILER "gcc (Debian 12.2.0-14) 12.2.0"' \
+	>"$tmp/base/include/generated/compile.h"
+abpatch --change "$tmp/nop.patch" -o "$tmp/out-cc1" >"$tmp/ab-cc1.log" 2>&1
+expect_rc "ab.sh --change, the same change on the same base: exit 0" 0 \
+	"$tmp/ab-cc2.log" abpatch --change "$tmp/nop.patch" -o "$tmp/out-cc2"
+expect_grep "ab.sh --change, the same change on the same base: ... built before" \
+	"$tmp/ab-cc2.log" '^ab.sh: change: .* \(built before\)$'
+echo '#define LINUX_COMPILER "gcc (Debian 14.2.0-19) 14.2.0"' \
+	>"$tmp/base/include/generated/compile.h"
+echo 'CONFIG_CC_VERSION_TEXT="gcc (Debian 14.2.0-19) 14.2.0"' >>"$tmp/base/.config"
+expect_rc "ab.sh --change, the base rebuilt by another compiler: exit 0" 0 \
+	"$tmp/ab-cc3.log" abpatch --change "$tmp/nop.patch" -o "$tmp/out-cc3"
+check "ab.sh --change, the base rebuilt by another compiler: ... the change is built again" \
+	grep -q '^make ' "$tmp/jobs/calls"
+expect_grep "ab.sh --change, the base rebuilt by another compiler: ... the manifest names the base's" \
+	"$tmp/out-cc3/manifest" '^base compiler: "gcc \(Debian 14\.2\.0-19\) 14\.2\.0"$'
+expect_grep "ab.sh --change, the base rebuilt by another compiler: ... and the change's" \
+	"$tmp/out-cc3/manifest" '^change compiler: "gcc \(Debian 14\.2\.0-19\) 14\.2\.0"$'
+cp "$tmp/config" "$tmp/base/.config"
+# A base build beside the change's build (which waits for it) sees the
+# runner's tree, not the change.
+mkdiff beside '7a nop'
+(
+	for _ in $(seq 300); do
+		[ ! -e "$tmp/overlap.in" ] || break
+		sleep 0.1
+	done
+	mkdir -p "$tmp/beside"
+	FAKE_JOBS=$tmp "$tmp/bin/make" -C "$tree" O="$tmp/beside"
+	touch "$tmp/overlap.done"
+) &
+export FAKE_OVERLAP=$tmp/overlap
+expect_rc "ab.sh --change, a base build beside it: exit 0" 0 "$tmp/ab-beside.log" \
+	abpatch --change "$tmp/beside.patch" -o "$tmp/out-beside"
+unset FAKE_OVERLAP
+wait $!
+check "ab.sh --change, a base build beside it: ... during the change's build" \
+	test -e "$tmp/overlap.overlapped"
+check "ab.sh --change, a base build beside it: ... which saw the runner's tree (72 insn)" \
+	test "$(cat "$tmp/beside/fake-insn" 2>/dev/null)" = 72
+expect_grep "ab.sh --change, a base build beside it: ... while the change's saw the change (73 insn)" \
+	"$tmp/ab-beside.log" "^no-softirq-page_pool01 .* 73\.00[0-9] "
+check "ab.sh --change, a base build beside it: ... and the runner's tree is as it was" \
+	test "$(tree_sums)" = "$before"
 for case in fuzz:'does not apply to the base' empty:'changes nothing' \
 	    bench:'the patches change the benchmark itself'; do
 	name=${case%%:*}
