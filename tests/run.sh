@@ -10,7 +10,8 @@
 #   run whatever their tier; --help lists them)
 #   unit   hermetic: no network (a network namespace of its own when
 #          run as root), an empty cache, nothing built: the runner's
-#          logic with stand-ins, series_files
+#          logic with stand-ins (cpio and kmod installed before,
+#          when missing), series_files
 #   quick  unit, then the runner's waits (timeouts, signals, locks)
 #          with stand-ins, and what needs sources but no kernel build: static
 #          checks, the runner's tree phases, ptr_ring, the before/after
