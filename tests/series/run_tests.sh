@@ -16,7 +16,11 @@
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The farm of hard links is made beside the source, in the cache: /tmp
+# can be another file system (a tmpfs)
+mkdir -p "$VMTEST_CACHE"
+farm=$(mktemp -d "$VMTEST_CACHE/series-farm.XXXXXX")
+trap 'rm -rf "$work" "$farm"' EXIT
 
 # Only unpacks the pinned Debian source (cached); builds nothing.
 ksrc=$(pinned_source)
@@ -186,8 +190,7 @@ grep -E '^(not )?ok - |^#' "$work/real.log" | sed 's/^\(not \)\?ok - /&real: /'
 # Each patch's userspace parts build: ringtest's ptr_ring, the ptr_ring
 # selftest, the driver's syntax (hard links of the whole source; patch
 # -p1 writes new files).
-farm=$work/farm
-cp -al "$ksrc" "$farm"
+cp -al "$ksrc/." "$farm/"
 mapfile -t patches < <(for s in virtio net-next; do
 	find "$REPO/series/$s" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
 done)
