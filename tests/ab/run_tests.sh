@@ -253,9 +253,9 @@ check "ab.sh --change thread: ... no reply, no cover letter" \
 expect_grep "ab.sh: the manifest names the patches and both sides" \
 	"$tmp/out-thread/manifest" '^patch: 0001 .*the first$'
 # The change's build is keyed on what the base is (its .config, its
-# compiler as compile.h records it, its image) and the patches: the
-# thread's patch again is built before; after the base is rebuilt in
-# place by another compiler, it is built again.
+# compiler as compile.h records it, its image) and the patches: a
+# change built once is "built before" the second time; after the base
+# is rebuilt in place by another compiler, it is built again.
 mkdir -p "$tmp/base/include/generated"
 echo '#define LINUX_COMPILER "gcc (Debian 12.2.0-14) 12.2.0"' \
 	>"$tmp/base/include/generated/compile.h"
