@@ -40,8 +40,9 @@ tests_done()
 }
 
 # subtests SCRIPT...: scripts of a group's checks, run together:
-# their checks and reasons pass on, counted as the group's; one that
-# prints no check, or exits non-zero without a failed one, fails here.
+# their checks and comments pass on, the checks counted as the group's;
+# one that prints no check, or exits non-zero without a failed one,
+# fails here.
 # subtests_start SCRIPT... starts them (they wait more than they compute)
 # while the group goes on; subtests_report waits for them and reports.
 subtests()
@@ -52,14 +53,24 @@ subtests()
 
 subtests_start()
 {
-	local i=0 s
+	local s
 
-	SUBTEST_SCRIPTS=("$@")
-	SUBTEST_DIR=$(mktemp -d)
 	for s in "$@"; do
-		{ "$s" >"$SUBTEST_DIR/$i.log" 2>&1; echo $? >"$SUBTEST_DIR/$i.rc"; } &
-		i=$((i + 1))
+		beside "$s"
 	done
+}
+
+# beside CMD [ARG...]: CMD (a script, or a function of the group, such
+# as expect_rc) started in the background, to be reported as a subtest;
+# its PID in $!.
+beside()
+{
+	local i
+
+	[ -n "${SUBTEST_DIR:-}" ] || { SUBTEST_DIR=$(mktemp -d); SUBTEST_NAMES=(); }
+	i=${#SUBTEST_NAMES[@]}
+	SUBTEST_NAMES+=("${1##*/}")
+	{ "$@" >"$SUBTEST_DIR/$i.log" 2>&1; echo $? >"$SUBTEST_DIR/$i.rc"; } &
 }
 
 subtests_report()
@@ -67,10 +78,10 @@ subtests_report()
 	local i=0 s rc log why
 
 	wait
-	for s in "${SUBTEST_SCRIPTS[@]}"; do
+	for s in "${SUBTEST_NAMES[@]}"; do
 		rc=$(cat "$SUBTEST_DIR/$i.rc") log=$SUBTEST_DIR/$i.log
 		i=$((i + 1))
-		grep -E '^((not )?ok - |#   )' "$log"
+		grep -E '^((not )?ok - |#)' "$log"
 		TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' "$log")))
 		TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' "$log")))
 		if ! grep -qE '^(not )?ok - ' "$log"; then
@@ -84,6 +95,7 @@ subtests_report()
 		tail -n 15 "$log" | sed 's/^/#   /'
 	done
 	rm -rf "$SUBTEST_DIR"
+	SUBTEST_DIR=
 }
 
 # check NAME CMD...: ok when CMD exits 0; its output is shown on failure.
