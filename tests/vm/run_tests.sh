@@ -9,6 +9,8 @@
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../../ab/boots.sh
+. "$REPO/ab/boots.sh"
 
 # Subtests test_bench_page_pool.sh must report in each target.
 SUBTESTS='for_loop atomic_inc lock
@@ -103,7 +105,22 @@ expect_no_grep "preparing again rebuilds nothing" "$OUT/vm-again.log" \
 expect_grep "preparing again finds the kernel up to date" "$OUT/vm-again.log" \
 	'kernel .* is up to date'
 
-# 3. NIPA's way: 'make run_tests' in the guest's tree, booting the built
+# 3. Beside NIPA's way below, two guests that need no host time of their
+# own: -D runs its one vCPU on one host thread, whatever the load, and a
+# hanging guest waits for its timeout. Each starts once the one before
+# it has built its selftests in the runner's tree (ab's way).
+# -D: the harness's output costs ptr_ring_test's timed repetitions
+# under an instruction an item, so its single mode's repetitions agree
+# within two (with kselftest's own prefix.pl: 84 to 178 in one boot).
+rm -f "$OUT/vm-det.job" "$OUT/vm-hang.job"
+beside expect_rc "-D: the selftests pass" 0 "$OUT/vm-det.log" "$VMTEST" \
+	-t current -D --job-file "$OUT/vm-det.job"
+booting "$OUT/vm-det.job" "$!"
+beside expect_rc "a hanging guest is killed at the timeout" 1 "$OUT/vm-hang.log" \
+	"$VMTEST" -t distro -T 40 --job-file "$OUT/vm-hang.job" -- sleep 1000
+booting "$OUT/vm-hang.job" "$!"
+
+# NIPA's way: 'make run_tests' in the guest's tree, booting the built
 # kernel's directory as given (--kdir), as a developer's own build.
 read -r _ kdir < <(prepared current)
 expect_rc "--how tree --kdir (make run_tests in the guest) passes" 0 \
@@ -112,6 +129,15 @@ expect_rc "--how tree --kdir (make run_tests in the guest) passes" 0 \
 check_ktap current tree "$OUT/vm-tree.jobs"
 expect_no_grep "--kdir: no kernel is configured or built" "$OUT/vm-tree.log" \
 	'configuring|building kernel|is up to date'
+subtests_report
+# (the lowest and highest of its timed repetitions)
+reps=$(tr -d '\r' <"$OUT/vm-det.log" |
+	sed -n 's/^# # single (.*): ns_per_item min \([0-9.]*\) median [0-9.]* max \([0-9.]*\)$/\1 \2/p')
+# shellcheck disable=SC2016 # awk's variables
+check "-D: ptr_ring_test's single repetitions agree within 2 ns (${reps:-none})" \
+	awk 'NF == 2 && $2 - $1 < 2 { ok = 1 } END { exit !ok }' <<<"$reps"
+expect_grep "the timeout is reported clearly" "$OUT/vm-hang.log" \
+	'guest timed out after 40 s'
 
 # 4. A /dev/kvm whose guests print nothing: the probe (a QEMU that hangs
 # with -accel kvm) gives up, the run goes on under TCG and passes; the
@@ -154,21 +180,5 @@ else
 	not_ok "the splat test module builds" "see $OUT/splat-build.log"
 fi
 rm -rf "$splat"
-
-# 6. -D: the harness's output costs ptr_ring_test's timed repetitions
-# under an instruction an item, so its single mode's repetitions agree
-# within two (with kselftest's own prefix.pl: 84 to 178 in one boot).
-expect_rc "-D: the selftests pass" 0 "$OUT/vm-det.log" "$VMTEST" -t current -D
-# (the lowest and highest of its timed repetitions)
-reps=$(tr -d '\r' <"$OUT/vm-det.log" |
-	sed -n 's/^# # single (.*): ns_per_item min \([0-9.]*\) median [0-9.]* max \([0-9.]*\)$/\1 \2/p')
-# shellcheck disable=SC2016 # awk's variables
-check "-D: ptr_ring_test's single repetitions agree within 2 ns (${reps:-none})" \
-	awk 'NF == 2 && $2 - $1 < 2 { ok = 1 } END { exit !ok }' <<<"$reps"
-
-expect_rc "a hanging guest is killed at the timeout" 1 "$OUT/vm-hang.log" \
-	"$VMTEST" -t distro -T 40 -- sleep 1000
-expect_grep "the timeout is reported clearly" "$OUT/vm-hang.log" \
-	'guest timed out after 40 s'
 
 tests_done vm
