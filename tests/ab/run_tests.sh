@@ -56,13 +56,9 @@ if ! "$PY" -c 'import numpy, scipy.stats' 2>/dev/null; then
 	exit 1
 fi
 
-while IFS= read -r line; do
-	case $line in
-	'ok - '*) ok "${line#ok - }" ;;
-	'not ok - '*) not_ok "${line#not ok - }" ;;
-	*) echo "$line" ;;
-	esac
-done < <("$PY" "$TESTS_DIR/ab/test_verdict.py" 2>&1)
+# The statistics' checks and simulations, on a core of their own beside
+# the checks of ab.sh below.
+beside "$PY" "$TESTS_DIR/ab/test_verdict.py"
 
 # ab/ab.sh, with a stand-in runner: the config check refuses sides that
 # differ in a figure-changing option (naming it) or lack a .config, and
@@ -460,4 +456,5 @@ else
 	echo "# no $ckp, checkpatch not run"
 fi
 
+subtests_report
 tests_done ab

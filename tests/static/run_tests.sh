@@ -18,6 +18,16 @@ need_tools "shellcheck shellcheck" "pylint pylint" \
 
 cd "$REPO" || exit 1
 
+# Python, with both linters' defaults, as NIPA runs them on patches;
+# pylint, the slow one, on a core of its own beside the other checks.
+mapfile -t py < <(git ls-files '*.py')
+if command -v pylint >/dev/null; then
+	beside check "pylint finds nothing in the ${#py[@]} Python files" \
+		pylint --score=n "${py[@]}"
+else
+	not_ok "pylint is installed (Debian package pylint)"
+fi
+
 # Shell scripts: *.sh, and files whose first line names bash or sh.
 while IFS= read -r f; do
 	case $f in
@@ -54,14 +64,7 @@ missing=$(git ls-files vmtest ab series | grep -vE '\.(patch|md|lock)$' |
 check "vmtest/README.md names every environment variable the tooling reads${missing:+ (not: $missing)}" \
 	test -z "$missing"
 
-# Python, with both linters' defaults, as NIPA runs them on patches.
-mapfile -t py < <(git ls-files '*.py')
-if command -v pylint >/dev/null; then
-	check "pylint finds nothing in the ${#py[@]} Python files" \
-		pylint --score=n "${py[@]}"
-else
-	not_ok "pylint is installed (Debian package pylint)"
-fi
+# Python: ruff (pylint runs beside, above).
 if ensure_ruff; then
 	check "ruff ($(ruff --version)) finds nothing in the ${#py[@]} Python files" \
 		ruff check --no-cache "${py[@]}"
@@ -179,4 +182,5 @@ for f in tools/testing/selftests/ptr_ring/ptr_ring_test.c \
 	fi
 done
 
+subtests_report
 tests_done static
