@@ -510,19 +510,29 @@ cmd_check()
 
 cmd_nipa()
 {
-	local tree work s rc=0
+	local tree work s rc=0 pids=()
 
 	# shellcheck disable=SC2086 # a list of names
 	[ $# -gt 0 ] || set -- $ORDER
+	for s in "$@"; do known "$s"; done
 	tree=$(base_tree)
 	work=$WORK
+	# The series side by side (checkpatch.pl and get_maintainer.pl take
+	# a core each), reported in order.
 	for s in "$@"; do
-		known "$s"
-		mapfile -t list < <(patches_of "$s")
-		make_base "$tree" "$work/$s" >/dev/null
-		am "$work/$s" "${list[@]}" || { rc=1; continue; }
-		echo "# series/$s"
-		python3 "$series/nipa.py" "$work/$s" "$series/$s" || rc=1
+		(
+			mapfile -t list < <(patches_of "$s")
+			make_base "$tree" "$work/$s" >/dev/null
+			am "$work/$s" "${list[@]}" || exit 1
+			echo "# series/$s"
+			python3 "$series/nipa.py" "$work/$s" "$series/$s"
+		) >"$work/$s.nipa" 2>&1 &
+		pids+=($!)
+	done
+	for s in "$@"; do
+		wait "${pids[0]}" || rc=1
+		pids=("${pids[@]:1}")
+		cat "$work/$s.nipa"
 	done
 	exit "$rc"
 }
