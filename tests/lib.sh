@@ -62,12 +62,15 @@ subtests_start()
 
 # beside CMD [ARG...]: CMD (a script, or a function of the group, such
 # as expect_rc) started in the background, to be reported as a subtest;
-# its PID in $!.
+# its PID in $!. The subtests are this shell's own: a subshell (as in
+# $(subtests ...)) starts and reports its own, never its parent's.
 beside()
 {
 	local i
 
-	[ -n "${SUBTEST_DIR:-}" ] || { SUBTEST_DIR=$(mktemp -d); SUBTEST_NAMES=(); }
+	if [ "${SUBTEST_SHELL:-}" != "$BASHPID" ]; then
+		SUBTEST_DIR=$(mktemp -d) SUBTEST_NAMES=() SUBTEST_SHELL=$BASHPID
+	fi
 	i=${#SUBTEST_NAMES[@]}
 	SUBTEST_NAMES+=("${1##*/}")
 	{ "$@" >"$SUBTEST_DIR/$i.log" 2>&1; echo $? >"$SUBTEST_DIR/$i.rc"; } &
@@ -77,10 +80,12 @@ subtests_report()
 {
 	local i=0 s rc log why
 
+	[ "${SUBTEST_SHELL:-}" = "$BASHPID" ] || return 0
 	wait
 	for s in "${SUBTEST_NAMES[@]}"; do
-		rc=$(cat "$SUBTEST_DIR/$i.rc") log=$SUBTEST_DIR/$i.log
+		rc=$(cat "$SUBTEST_DIR/$i.rc" 2>/dev/null) log=$SUBTEST_DIR/$i.log
 		i=$((i + 1))
+		[ -n "$rc" ] || { not_ok "${s##*/}: ended, its exit code kept"; continue; }
 		grep -E '^((not )?ok - |#)' "$log"
 		TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' "$log")))
 		TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' "$log")))
@@ -95,7 +100,7 @@ subtests_report()
 		tail -n 15 "$log" | sed 's/^/#   /'
 	done
 	rm -rf "$SUBTEST_DIR"
-	SUBTEST_DIR=
+	SUBTEST_SHELL=
 }
 
 # check NAME CMD...: ok when CMD exits 0; its output is shown on failure.

@@ -33,6 +33,8 @@ check "subtests: exit 3 after a passed check is a failed check" \
 	grep -q '^not ok - early.sh: exits 0 or with a failed check' <<<"$sub"
 check "subtests: a script that prints no check is a failed check" \
 	grep -q '^not ok - silent.sh: reports its checks' <<<"$sub"
+check "subtests in a subshell leave the group's own running ones be" \
+	test -d "$SUBTEST_DIR" -a "${#SUBTEST_NAMES[@]}" -eq 3
 
 # stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
 # output in $work/NAME.log.
