@@ -24,11 +24,10 @@
 #          under full emulation: 4-20 minutes cold); and each
 #          patch's module built at W=1 against the built 7.x kernel
 #          (series_build; SERIES_KDIR names another built kernel);
-#          and deterministic mode's resolution (determinism: three
-#          -icount boots agree on the fast paths within one instruction
-#          per element, a kernel built with one nop more on page_pool's
-#          allocation fast path counts one more; DETERMINISM_KDIR names
-#          another built kernel)
+#          and deterministic mode's resolution through ab.sh
+#          (determinism: the README's nop.patch on the built 7.x
+#          kernel; its three base boots agree on the fast paths within
+#          one instruction per element, and the nop reads one more)
 
 set -u
 self=$(realpath "$0")

@@ -1,18 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run inside a guest by tests/figures/run_tests.sh and
-# tests/determinism/run_tests.sh (vmtest.sh -- this script). Each STEP
-# runs the benchmark driver REPS times and leaves each run's KTAP in a
-# file of its own, WORK/STEP-N.tap (N counts on over the STEP's
-# occurrences and boots), so that ab/verdict.py takes each run as one
-# sample, and WORK/STEP.rc, 0 while every run of STEP passed:
+# Run inside a guest by tests/figures/run_tests.sh (vmtest.sh -- this
+# script). Each STEP runs the benchmark driver REPS times and leaves
+# each run's KTAP in a file of its own, WORK/STEP-N.tap (N counts on over
+# the STEP's occurrences and boots), so that ab/verdict.py takes each run
+# as one sample, and WORK/STEP.rc, 0 while every run of STEP passed:
 #
-#   a, b, a1 ...  the driver and module the runner installed in the job,
-#                 built for the booted kernel with its runner-only
-#                 patches (a module left in the tree may be stale);
-#                 sides a and b: A/A runs alternated so that drift falls
-#                 on both, or one kernel's boots and another's
-#   slow          the slowed copy in WORK/slow (REPS_SLOW runs)
+#   a, b   the driver and module the runner installed in the job, built
+#          for the booted kernel with its runner-only patches (a module
+#          left in the tree may be stale): A/A runs, alternated so that
+#          drift falls on both, or one boot's and another's
+#   slow   the slowed copy in WORK/slow (REPS_SLOW runs)
 #
 # usage: guest.sh WORK STEP...
 # The environment gives the module's run_flags (FLAGS) and loops (LOOPS).
@@ -23,7 +21,7 @@ job_bench=${vmtest_job:?not in a vmtest guest}/install/net/bench
 
 for step in "$@"; do
 	case $step in
-	[ab] | [ab][1-9]) bench=$job_bench reps=${REPS:?} ;;
+	[ab]) bench=$job_bench reps=${REPS:?} ;;
 	slow) bench=$work/slow/tools/testing/selftests/net/bench
 	      reps=${REPS_SLOW:-$REPS} ;;
 	*) echo "guest.sh: unknown step '$step'" >&2; exit 2 ;;
