@@ -47,6 +47,7 @@
 
 set -u
 self=$(realpath "$0")
+PROG=ab.sh
 ab=$(dirname "$self")
 [ "${1:-}" != --ptr-ring ] || exec "$ab/ptr_ring.sh" "${@:2}"
 for a in "$@"; do [ "$a" != --tree ] || exec "$ab/git.sh" "$@"; done
@@ -62,18 +63,6 @@ cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 # Options whose difference between the sides would be the difference
 CONFIG_RE='^# CONFIG_|^CONFIG_'
 CONFIG_KEYS='DEBUG_[A-Z_]*|KASAN[A-Z_]*|KCSAN|KMSAN|UBSAN|KFENCE|LOCKDEP|PROVE_LOCKING|LOCK_STAT|PAGE_OWNER|PAGE_EXTENSION|SLUB_DEBUG[A-Z_]*|PREEMPT[A-Z_]*|CPU_MITIGATIONS|MITIGATION_[A-Z_0-9]*|PAGE_POOL_STATS|INIT_ON_[A-Z_]*|JUMP_LABEL|FUNCTION_TRACER|GCOV_KERNEL|KCOV'
-
-die()
-{
-	echo "ab.sh: $*" >&2
-	exit 2
-}
-
-usage()
-{
-	sed -n '3,/^$/{/^$/d;p}' "$self" | cut -c3- >&2
-	exit 2
-}
 
 patches=() params=() base_kdir='' change_kdir='' boots=3 jobs='' timing=0
 base_config=() change_config=()

@@ -42,35 +42,25 @@
 
 set -u
 self=$(realpath "$0")
+PROG=ab.sh	# it runs as ab.sh --tree
 ab=$(dirname "$self")
 repo=$(dirname "$ab")
 # shellcheck source-path=SCRIPTDIR source=boots.sh
 . "$ab/boots.sh"
-# shellcheck source-path=SCRIPTDIR source=patches.sh
-. "$ab/patches.sh"
 # The runner's configuration steps (make_config, missing_options, hash_of)
 VMTEST_DIR=$repo/vmtest KARCH=x86_64
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
 . "$repo/vmtest/lib/common.sh"
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/kbuild.sh
 . "$repo/vmtest/lib/kbuild.sh"
+# after the runner's: its die is the command's
+# shellcheck source-path=SCRIPTDIR source=patches.sh
+. "$ab/patches.sh"
 # git never writes the tree's index when it only reads
 export GIT_OPTIONAL_LOCKS=0
 vmtest=${AB_VMTEST:-$repo/vmtest/vmtest.sh}	# tests give a stand-in
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 BENCH=(tools/testing/selftests/net/bench tools/testing/selftests/ptr_ring)
-
-die()
-{
-	echo "ab.sh: $*" >&2
-	exit 2
-}
-
-usage()
-{
-	sed -n '9,/^$/{/^$/d;p}' "$self" | cut -c3- >&2
-	exit 2
-}
 
 tree='' base='' change='' range='' mode='' test='' boots=3 jobs=''
 profile=distro params=() out='' attribute=0 patches=()

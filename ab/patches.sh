@@ -4,8 +4,24 @@
 # settings.  Each patch is split into one diff per patch (from an mbox,
 # the "[PATCH ...]" messages only, in series order: a cover letter and
 # replies are left out) and applied as git applies it: a/ b/ prefixes or
-# none, renames and deletions, no fuzz.
-# shellcheck shell=bash
+# none, renames and deletions, no fuzz. And the commands' bad-input
+# line and usage.
+# shellcheck shell=bash disable=SC2154 # self, PROG: the caller's
+
+# die MESSAGE: bad input, one line as the command the user ran (PROG),
+# exit 2
+die()
+{
+	echo "$PROG: $*" >&2
+	exit 2
+}
+
+# usage: the caller's header from its third line, exit 2
+usage()
+{
+	sed -n '3,/^$/{/^$/d;p}' "$self" | cut -c3- >&2
+	exit 2
+}
 
 # config_setting OPT=VALUE: CONFIG_OPT=VALUE, checked
 config_setting()

@@ -33,6 +33,7 @@
 
 set -u
 self=$(realpath "$0")
+PROG=ptr_ring.sh
 ab=$(dirname "$self")
 # shellcheck source-path=SCRIPTDIR source=patches.sh
 . "$ab/patches.sh"
@@ -41,18 +42,6 @@ repo=$(dirname "$ab")
 . "$repo/vmtest/lib/record.sh"
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 CG_ITEMS=${PTR_RING_CG_ITEMS:-50000}	# the tests make it small
-
-die()
-{
-	echo "ptr_ring.sh: $*" >&2
-	exit 2
-}
-
-usage()
-{
-	sed -n '3,/^$/{/^$/d;p}' "$self" | cut -c3- >&2
-	exit 2
-}
 
 base='' change_src='' patches=() runs=5 cg_runs=2 modes='' format=text
 out='' args=()
