@@ -16,6 +16,7 @@ An object with the same size and modification time on both sides (the
 change's build starts from a copy of the base's) is not read.
 """
 
+import filecmp
 import os
 import re
 import subprocess
@@ -40,17 +41,6 @@ def objects(kdir):
                 if not AGGREGATE.search(rel):
                     found[rel] = os.stat(path)
     return found
-
-
-def same_bytes(one, other):
-    """Whether two files hold the same bytes."""
-    with open(one, 'rb') as first, open(other, 'rb') as second:
-        while True:
-            chunk = first.read(1 << 20)
-            if chunk != second.read(1 << 20):
-                return False
-            if not chunk:
-                return True
 
 
 def functions(path):
@@ -78,8 +68,8 @@ def changed(base, change):
         one, other = before.get(rel), after.get(rel)
         if one and other and one.st_size == other.st_size and (
                 one.st_mtime_ns == other.st_mtime_ns or
-                same_bytes(os.path.join(base, rel),
-                           os.path.join(change, rel))):
+                filecmp.cmp(os.path.join(base, rel),
+                            os.path.join(change, rel), shallow=False)):
             continue
         old = functions(os.path.join(base, rel))
         new = functions(os.path.join(change, rel))

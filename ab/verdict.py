@@ -347,13 +347,8 @@ def manifest(path):
     with open(path, encoding='utf-8') as lines:
         for line in lines:
             key, _, value = line.rstrip('\n').partition(': ')
-            if key in found:
-                if not isinstance(found[key], list):
-                    found[key] = [found[key]]
-                found[key].append(value)
-            else:
-                found[key] = value
-    return found
+            found.setdefault(key, []).append(value)
+    return {k: v[0] if len(v) == 1 else v for k, v in found.items()}
 
 
 def as_json(rows, header, notes, data, extra):

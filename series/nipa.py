@@ -349,16 +349,12 @@ def cc_maintainers(path, gm_out):
     if not msg.get_all('to'):
         return Result('cc_maintainers', SKIP, 'not addressed yet (series.sh '
                       'send --maintainers addresses it)')
-    addrs = []
-    for header in ('to', 'cc', 'from', 'sender'):
-        addrs += msg.get_all(header, [])
+    addrs = [a for h in ('to', 'cc', 'from', 'sender')
+             for a in msg.get_all(h, [])]
     included = {a.lower() for _, a in email.utils.getaddresses(addrs)}
-    expected = set()
-    for line in gm_out.splitlines():
-        match = EMAIL.search(line)
-        if match:
-            expected.add(match.group(1).lower())
-    expected -= IGNORED
+    expected = {m.group(1).lower() for m in map(EMAIL.search,
+                                                gm_out.splitlines())
+                if m} - IGNORED
     missing = sorted(expected - included)
     found = expected & included
     if missing:

@@ -82,11 +82,9 @@ def module_symbols(module, sections):
     """(address, name, size) of the module's functions where it was."""
     base = dict(line.rsplit('/', 1)[-1].split(':', 1) for line in
                 read(sections).split() if ':' in line)
-    names = {}
     out = subprocess.run(['readelf', '-SW', module], capture_output=True,
                          text=True, check=True).stdout
-    names.update(re.findall(r'^\s*\[\s*(\d+)\]\s+(\S+)', out,
-                            re.MULTILINE))
+    names = dict(re.findall(r'^\s*\[\s*(\d+)\]\s+(\S+)', out, re.MULTILINE))
     out = subprocess.run(['readelf', '-sW', module], capture_output=True,
                          text=True, check=True).stdout
     syms = []
