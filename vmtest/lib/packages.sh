@@ -212,19 +212,28 @@ newer_apt_opts()
 
 newer_apt_update()
 {
-	local d=$VMTEST_CACHE/apt
+	private_apt_update newer_apt_opts "$VMTEST_CACHE/apt" newer \
+		"trixie trixie-backports sid" "newer suites" "${1:-}"
+}
+
+# private_apt_update OPTS DIR NAME SUITES WHAT [force]: the private apt
+# setup in DIR (OPTS prints its options) reads this machine's mirror for
+# SUITES (DIR/etc/NAME.sources); its index, "Debian's WHAT", is updated
+# unless a day old (force: anyway), so that a warm run needs no network.
+private_apt_update()
+{
+	local d=$2 name=$3 suites=$4 what=$5
 	local -a opts
 
-	mapfile -t opts < <(newer_apt_opts)
-	mkdir -p "$d/etc" "$d/lists/partial" "$d/cache/archives/partial"
-	write_newer_sources "trixie trixie-backports sid" "$d/etc/newer.sources"
-	# A day-old index is fine (FORCE: refresh it anyway).
-	if [ "${1:-}" = force ] ||
+	mapfile -t opts < <("$1")
+	mkdir -p "$d/etc" "$d/state" "$d/lists/partial" \
+		"$d/cache/archives/partial"
+	write_newer_sources "$suites" "$d/etc/$name.sources"
+	if [ "${6:-}" = force ] ||
 	   [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
-		step "updating the index of Debian's newer suites" \
-			"$VMTEST_LOGS/apt-newer-update.log" \
-			apt-get "${opts[@]}" update ||
-			die "cannot read Debian's newer suites"
+		step "updating the index of Debian's $what" \
+			"$VMTEST_LOGS/apt-$name-update.log" \
+			apt-get "${opts[@]}" update || die "cannot read Debian's $what"
 	fi
 }
 
@@ -382,37 +391,21 @@ arm64_apt_opts()
 
 	printf '%s\n' -o "APT::Architecture=arm64" \
 		-o "APT::Architectures=arm64" \
-		-o "Dir::Etc::SourceList=/dev/null" \
-		-o "Dir::Etc::SourceParts=$d/etc" \
 		-o "Dir::Etc::Preferences=/dev/null" \
 		-o "Dir::Etc::PreferencesParts=$d/etc" \
 		-o "Dir::State=$d/state" \
-		-o "Dir::State::Lists=$d/lists" \
-		-o "Dir::State::status=$d/status" \
-		-o "Dir::Cache=$d/cache" \
-		-o "Debug::NoLocking=1" \
-		-o "APT::Sandbox::User=root"
+		-o "Dir::State::status=$d/status"
+	private_apt_opts "$d"
 }
 
 arm64_apt_update()
 {
 	local d=$VMTEST_CACHE/arm64/apt release
-	local -a opts
 
-	mapfile -t opts < <(arm64_apt_opts)
-	mkdir -p "$d/etc" "$d/state" "$d/lists/partial" \
-		"$d/cache/archives/partial"
-	: >"$d/status"
+	mkdir -p "$d" && : >"$d/status"
 	release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 	[ -n "$release" ] || die "cannot tell this machine's Debian release"
-	write_newer_sources "$release" "$d/etc/arm64.sources"
-	# A day-old index is fine; a warm run must not need the network.
-	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
-		step "updating the index of Debian's arm64 packages" \
-			"$VMTEST_LOGS/apt-arm64-update.log" \
-			apt-get "${opts[@]}" update ||
-			die "cannot read Debian's arm64 packages"
-	fi
+	private_apt_update arm64_apt_opts "$d" arm64 "$release" "arm64 packages"
 }
 
 # busybox_applets ROOT: link every applet of busybox that the packages did
