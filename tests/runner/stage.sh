@@ -83,7 +83,7 @@ install) read -ra pkgs <<<"$FAKE_PKGS" && apt_install "${pkgs[@]}" ;;
 distro)
 	ensure_distro_kernel &&
 		make_initramfs "$job/initrd" "$DISTRO_RELEASE" "$DISTRO_ROOT" &&
-		declare -p DISTRO_RELEASE DISTRO_VERSION DISTRO_ROOT DISTRO_KERNEL \
+		declare -p DISTRO_RELEASE DISTRO_ROOT DISTRO_KERNEL \
 			DISTRO_KDIR
 	;;
 *) die "unknown stage '$1'" ;;

@@ -138,15 +138,3 @@ hash_of()
 {
 	sha256sum | cut -c1-16
 }
-
-# fold_status CURRENT NEW: the combined kselftest exit code of runs so far
-# (CURRENT, empty before the first) and one more: a failure wins, skips
-# alone give 4, a skip next to a pass is a pass.
-fold_status()
-{
-	case $2 in
-	0) [ "$1" = 1 ] && echo 1 || echo 0 ;;
-	4) echo "${1:-4}" ;;
-	*) echo 1 ;;
-	esac
-}

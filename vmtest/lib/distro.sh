@@ -65,7 +65,7 @@ extract_distro_kernel()
 	depmod -b "$dir" "$rel"
 }
 
-# ensure_distro_kernel: sets DISTRO_RELEASE, DISTRO_VERSION, DISTRO_ROOT
+# ensure_distro_kernel: sets DISTRO_RELEASE, DISTRO_ROOT
 # (the extracted packages), DISTRO_KERNEL (the image) and DISTRO_KDIR (its
 # headers), downloading and extracting the packages when this version is
 # not in the cache yet (offline, the pinned version extracted before).
@@ -103,7 +103,6 @@ ensure_distro_kernel()
 		echo "$rel $ver" >"$dir.unpacked"
 	fi
 	DISTRO_RELEASE=$rel
-	DISTRO_VERSION=$ver
 	DISTRO_ROOT=$dir
 	DISTRO_KERNEL=$dir/boot/vmlinuz-$rel
 	DISTRO_KDIR=$dir/lib/modules/$rel/build
