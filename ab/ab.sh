@@ -127,9 +127,11 @@ fi
 # copy of TREE (hard links, under the runner's tree lock) with PATCH-DIR's
 # patches (a split_patches directory, or none) applied to it (new inodes), the
 # base's objects copied, the config SETTINGs made in them, and the kernel
-# rebuilt incrementally in a mount namespace that shows the copy at
-# TREE's path, so that no object of the base is rebuilt for its path. One
-# kernel build at a time on the machine, as the runner's.
+# rebuilt incrementally in a mount namespace that shows the copies at
+# TREE's and BASE-KDIR's paths: an object rebuilt for its path (objtool's
+# commands name their output's absolute path, and every object depends
+# on objtool) would rebuild the kernel. One kernel build at a time on
+# the machine, as the runner's.
 build_variant()
 {
 	local side=$1 tree=$2 base=$3 kdir=$4 pdir=$5 priv=$out/tree rc c
@@ -152,8 +154,9 @@ build_variant()
 	# shellcheck disable=SC2016 # the script reads its own arguments
 	flock "${VMTEST_KBUILD_LOCK:-/run/lock/vmtest-kbuild.lock}" \
 		unshare --mount --propagation private sh -c \
-		'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$priv" "$tree" \
-		make -C "$tree" O="$kdir.tmp" ARCH=x86_64 -j"$(nproc)" bzImage modules \
+		'mount --bind "$1" "$2" && mount --bind "$3" "$4" && shift 4 &&
+		exec "$@"' sh "$priv" "$tree" "$kdir.tmp" "$base" \
+		make -C "$tree" O="$base" ARCH=x86_64 -j"$(nproc)" bzImage modules \
 		>"$out/build-$side.log" 2>&1
 	rc=$?
 	rm -rf "$priv"
