@@ -61,7 +61,8 @@ subtests_start()
 }
 
 # beside CMD [ARG...]: CMD (a script, or a function of the group, such
-# as expect_rc) started in the background, to be reported as a subtest;
+# as expect_rc) started in the background, to be reported as a subtest
+# (its checks, comments and shell errors, which tests/run.sh fails);
 # its PID in $!. The subtests are this shell's own: a subshell (as in
 # $(subtests ...)) starts and reports its own, never its parent's.
 beside()
@@ -86,7 +87,7 @@ subtests_report()
 		rc=$(cat "$SUBTEST_DIR/$i.rc" 2>/dev/null) log=$SUBTEST_DIR/$i.log
 		i=$((i + 1))
 		[ -n "$rc" ] || { not_ok "${s##*/}: ended, its exit code kept"; continue; }
-		grep -E '^((not )?ok - |#)' "$log"
+		grep -E '^((not )?ok - |#)|^/[^ ]+: line [0-9]+: ' "$log"
 		TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' "$log")))
 		TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' "$log")))
 		if ! grep -qE '^(not )?ok - ' "$log"; then

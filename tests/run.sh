@@ -176,6 +176,12 @@ run_group()
 	elif [ "$rc" -ne 0 ] && ! grep -q '^not ok - ' "$log"; then
 		say "not ok - $g: exited $rc without a failed check"
 	fi
+	# A shell error (a command not found, a bad redirection) in the
+	# group's own script means a check that did not run as written
+	if grep -qE '^/[^ ]+: line [0-9]+: ' "$log"; then
+		say "not ok - $g: no shell error in its scripts" \
+			"$(grep -E '^/[^ ]+: line [0-9]+: ' "$log" | sed 's/^/#   /')"
+	fi
 }
 
 SECONDS=0

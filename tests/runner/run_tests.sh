@@ -33,6 +33,11 @@ check "subtests: exit 3 after a passed check is a failed check" \
 	grep -q '^not ok - early.sh: exits 0 or with a failed check' <<<"$sub"
 check "subtests: a script that prints no check is a failed check" \
 	grep -q '^not ok - silent.sh: reports its checks' <<<"$sub"
+printf '#!/bin/bash\necho "ok - one"\nno_such_command_here\n' >"$work/err.sh"
+chmod +x "$work/err.sh"
+check "subtests: a shell error is passed on, for tests/run.sh to fail" \
+	grep -qE '^/[^ ]+/err.sh: line 3: no_such_command_here: ' \
+	<<<"$(subtests "$work/err.sh")"
 check "subtests in a subshell leave the group's own running ones be" \
 	test -d "$SUBTEST_DIR" -a "${#SUBTEST_NAMES[@]}" -eq 3
 
@@ -70,7 +75,7 @@ check "-s: the guest reads the terminal (exit $?)" \
 # judged JOB: the judge's exit code, its words in JOB.log.
 judged()
 {
-	[ -f "$1/qemu" ] || echo rc=0 >"$1/qemu"
+	[ -f "$1/qemu" ] || [ ! -d "$1" ] || echo rc=0 >"$1/qemu"
 	"$VMTEST" judge "$1" >"$1.log" 2>&1
 	echo $?
 }
