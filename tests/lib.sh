@@ -157,16 +157,38 @@ expect_no_grep()
 	fi
 }
 
+# runner_libs: the runner's helpers (common.sh, packages.sh) in this
+# shell, which a group's subshell calls, logging into OUT
+runner_libs()
+{
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
+	. "$REPO/vmtest/lib/common.sh"
+	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
+	. "$REPO/vmtest/lib/packages.sh"
+	export VMTEST_LOGS=$OUT
+}
+
+# stage NAME STAGE [VAR=VALUE...]: tests/runner/stage.sh's STAGE (the
+# runner's phases with stand-ins) in a fresh job directory, the group's
+# $work/NAME, with the VARs; its output in $work/NAME.log.
+stage()
+{
+	local name=$1 what=$2
+
+	shift 2
+	# shellcheck disable=SC2154 # the group's
+	mkdir -p "$work/$name"
+	env VMTEST_ACCEL=tcg "$@" "$TESTS_DIR/runner/stage.sh" "$what" \
+		"$work/$name" >"$work/$name.log" 2>&1
+}
+
 # need_tools "COMMAND-OR-FILE PACKAGE"...: the group's own tools,
 # installed when missing, as root, with the runner's apt_install (which
 # waits for another apt to finish); as another user, or when apt fails,
 # said on a '#' line (the checks that need a tool then say so or skip).
 need_tools()
 (
-	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
-	. "$REPO/vmtest/lib/common.sh"
-	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
-	. "$REPO/vmtest/lib/packages.sh"
+	runner_libs
 	mapfile -t need < <(printf '%s\n' "$@" | missing_packages)
 	[ "${#need[@]}" -eq 0 ] && exit 0
 	if ! is_root; then
@@ -175,7 +197,7 @@ need_tools()
 	fi
 	echo "# installing ${need[*]}"
 	# A subshell: apt_install dies on failure
-	(VMTEST_LOGS=$OUT apt_install "${need[@]}") 2>"$OUT/need-tools.log" ||
+	(apt_install "${need[@]}") 2>"$OUT/need-tools.log" ||
 		echo "# installing ${need[*]} failed: $(tail -n 1 "$OUT/need-tools.log")"
 )
 
@@ -233,14 +255,6 @@ in_guest()
 		sed "s/^\(\(not \)\?ok - \)/\1$name: /"
 }
 
-# The newest kernel source the runner unpacked whose directory name
-# matches GLOB, e.g. 'linux-source-6.12-*'; empty when there is none.
-runner_source()
-{
-	find "$VMTEST_CACHE/src/" -maxdepth 1 -type d -name "$1" 2>/dev/null |
-		sort -V | tail -n 1
-}
-
 # The kernel source vmtest/sources.lock pins (the current target's, the
 # series' base), where the runner unpacks it; it may not be there yet.
 pinned_source()
@@ -281,13 +295,14 @@ overlay_ptr_ring()
 }
 
 # kselftest_tree DIR: DIR becomes a tree with kselftest's Makefile,
-# lib.mk and helpers, from a kernel source in the runner's cache (none:
-# exit 1).
+# lib.mk and helpers, from the newest kernel source in the runner's
+# cache (none: exit 1).
 kselftest_tree()
 {
 	local src
 
-	src=$(runner_source 'linux-source-[0-9]*')
+	src=$(find "$VMTEST_CACHE/src/" -maxdepth 1 -type d \
+		-name 'linux-source-[0-9]*' 2>/dev/null | sort -V | tail -n 1)
 	[ -n "$src" ] && mkdir -p "$1/tools/testing/selftests" "$1/scripts" &&
 	cp "$src/scripts/subarch.include" "$1/scripts/" &&
 	cp -r "$src/tools/testing/selftests/"{Makefile,lib.mk,kselftest,run_kselftest.sh} \
@@ -300,12 +315,7 @@ kselftest_tree()
 # there; prints it, or nothing, saying why on stderr.
 debian_source()
 (
-	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
-	. "$REPO/vmtest/lib/common.sh"
-	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
-	. "$REPO/vmtest/lib/packages.sh"
-	# shellcheck disable=SC2030 # the runner's helpers log here
-	export VMTEST_LOGS=$OUT
+	runner_libs
 	pkg=$1
 	shift
 	ver=$(locked_version "$pkg")
@@ -324,12 +334,7 @@ debian_source()
 # fetched with the runner's private apt setup.
 fetch_ruff()
 (
-	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
-	. "$REPO/vmtest/lib/common.sh"
-	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
-	. "$REPO/vmtest/lib/packages.sh"
-	# shellcheck disable=SC2031 # the runner's helpers log here
-	export VMTEST_LOGS=$OUT
+	runner_libs
 	newer_apt_update
 	mapfile -t opts < <(newer_apt_opts)
 	rm -rf "$1" && mkdir -p "$1/deb" && cd "$1/deb" &&
@@ -357,12 +362,6 @@ ensure_ruff()
 	fi
 	"$rdir/bin/ruff" --version >/dev/null 2>&1 && PATH=$rdir/bin:$PATH
 }
-
-# A deterministic run of tests/figures/guest.sh (vmtest.sh options; the
-# group adds REPS): QEMU -icount, every test but cross-CPU
-# (single-threaded TCG says nothing about concurrency), fixed loops.
-# shellcheck disable=SC2034 # for the groups
-DETERMINISTIC_RUN=(-D -e FLAGS=0x7f -e LOOPS=50000)
 
 # same_counts BOOT...: deterministic runs of the driver, a boot's runs
 # BOOT-N.tap (guest.sh), give each fast path the same mean instructions

@@ -23,10 +23,7 @@ PROF=$REPO/vmtest/lib/insn_profile.py
 
 # The plugin, as the runner builds it
 plugin=$(
-	# shellcheck source=../../vmtest/lib/common.sh
-	. "$REPO/vmtest/lib/common.sh"
-	# shellcheck source=../../vmtest/lib/packages.sh
-	. "$REPO/vmtest/lib/packages.sh"
+	runner_libs
 	# shellcheck source=../../vmtest/lib/attribute.sh
 	. "$REPO/vmtest/lib/attribute.sh"
 	# shellcheck disable=SC2034 # read by attribute.sh

@@ -173,7 +173,9 @@ figures()
 		judge "$mode" "$work" ok 'same|unknown \(.*\)'
 		return
 	fi
-	args+=("${DETERMINISTIC_RUN[@]}" -e REPS=5 -e REPS_SLOW=2)
+	# QEMU -icount, every test but cross-CPU (single-threaded TCG says
+	# nothing about concurrency), fixed loops
+	args+=(-D -e FLAGS=0x7f -e LOOPS=50000 -e REPS=5 -e REPS_SLOW=2)
 	# icount runs a guest on one host thread: the two boots at once, the
 	# second once the first has built its module (ab's way). The slowed
 	# build's runs ride with the first; counts repeat, so two are enough.

@@ -155,10 +155,6 @@ build_32bit()
 	rm -rf "$tmp"
 }
 
-# The runner's make_config, which makes a target's .config
-# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/kbuild.sh
-. "$REPO/vmtest/lib/kbuild.sh"
-
 # profile_config TREE: the distro profile's .config made as the runner
 # makes it (its make_config), built no further: every
 # option distro.config names is there (the runner refuses a kernel

@@ -49,35 +49,19 @@ need_tools "clang clang" "qemu-x86_64 qemu-user" "valgrind valgrind" "rsync rsyn
 	"riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu" \
 	"/usr/riscv64-linux-gnu/include/stdio.h libc6-dev-riscv64-cross"
 
-# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/common.sh
-. "$REPO/vmtest/lib/common.sh"
-# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/packages.sh
-. "$REPO/vmtest/lib/packages.sh"
+runner_libs
 
 CC=${CC:-gcc}
 MUTANT_SEC=15
 CG_SAME=0.1		# the harness's own Ir/item, one header against another
-# shellcheck disable=SC2031 # the runner's helpers log here
-export VMTEST_LOGS=$OUT
 modes=(single spsc batch lockless lockless_batch mpsc)
 cases=(tun vhost_net page_pool cpumap unconsume resize zero_size)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptr_ring_tests.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# The base: the version vmtest/sources.lock pins, fetched by the runner.
-base_source() {
-	local src
-
-	src=$(pinned_source)
-	[ -e "$src.unpacked" ] ||
-		"$VMTEST" -t current --stop-after fetch >>"$OUT/prepare.log" 2>&1
-	echo "$src"
-}
-
-if [ -z "${KSRC_73:-}" ]; then
-	KSRC_73=$(base_source)
-fi
+# The base: the version vmtest/sources.lock pins, fetched by the runner
+KSRC_73=${KSRC_73:-$(runner_record current fetch | record_get src)}
 if [ -z "${KSRC_72:-}" ] && newer_apt_update >>"$OUT/prepare.log" 2>&1; then
 	mapfile -t newer < <(newer_apt_opts)
 	KSRC_72=$(debian_source linux-source-7.2 "${newer[@]}")

@@ -12,24 +12,13 @@
 work=$(mktemp -d "$OUT/arm64.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# boot NAME VAR=VALUE...: run_vm of an arm64 guest the stand-in plays;
-# its messages, then 'rc=N boots=N', in $work/NAME.log.
-boot()
-{
-	local name=$1
-
-	shift
-	mkdir -p "$work/$name"
-	env FAKE_TARGET=arm64 VMTEST_ACCEL=tcg "$@" \
-		"$TESTS_DIR/runner/stage.sh" boot "$work/$name" \
-		>"$work/$name.log" 2>&1
-}
-
+# Each guest: run_vm of an arm64 guest the stand-in plays (stage NAME
+# boot FAKE_TARGET=arm64 ...), its messages, then 'rc=N boots=N'.
 # 1. A guest that passes: the arm64 machine, console and emulation, and
 # no KVM probe even where /dev/kvm exists and hangs.
 touch "$work/kvm-dev"
 start=$SECONDS
-boot pass VMTEST_ACCEL=auto KVM_DEV="$work/kvm-dev" FAKE_KVM=hang \
+stage pass boot FAKE_TARGET=arm64 VMTEST_ACCEL=auto KVM_DEV="$work/kvm-dev" FAKE_KVM=hang \
 	KVM_PROBE_SECS=20 FAKE_BOOTS=pass
 args=$work/pass/qemu.args
 check "arm64: a passing guest passes" grep -q '^rc=0 boots=1$' "$work/pass.log"
@@ -41,7 +30,7 @@ check "arm64: the root is the guest's own, not the host's" \
 	grep -q "path=$work/pass/root," "$args"
 
 # 2. An oops on an arm64 console fails the run, though the job passed.
-boot oops FAKE_BOOTS=oops-arm64
+stage oops boot FAKE_TARGET=arm64 FAKE_BOOTS=oops-arm64
 check "arm64: an oops fails the run, the tests' pass notwithstanding" \
 	grep -q '^rc=1 boots=1$' "$work/oops.log"
 check "arm64: the oops is shown" \

@@ -41,18 +41,6 @@ check "subtests: a shell error is passed on, for tests/run.sh to fail" \
 check "subtests in a subshell leave the group's own running ones be" \
 	test -d "$SUBTEST_DIR" -a "${#SUBTEST_NAMES[@]}" -eq 3
 
-# stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
-# output in $work/NAME.log.
-stage()
-{
-	local name=$1 what=$2
-
-	shift 2
-	mkdir -p "$work/$name"
-	env VMTEST_ACCEL=tcg "$@" "$STAGE" "$what" "$work/$name" \
-		>"$work/$name.log" 2>&1
-}
-
 # -v shows a step's output as it comes and keeps it in the step's log,
 # for shell functions too.
 stage verbose stepfn VMTEST_VERBOSE=1 FAKE_SLEEP=0
@@ -235,10 +223,10 @@ check "... and nothing when none was" test -z "$(JOB=$work/skipjob skip_note)"
 
 # --dma: swiotlb=force, or q35 with VT-d first and the edu device and
 # intel_iommu=on; the runner-only patch applies to the series' module.
-stage dma-swiotlb boot FAKE_BOOTS=pass VM_DMA=swiotlb >/dev/null
+stage dma-swiotlb boot FAKE_BOOTS=pass VM_DMA=swiotlb
 check "--dma swiotlb: swiotlb=force on the command line" \
 	grep -q -- 'swiotlb=force' "$work/dma-swiotlb/qemu.args"
-stage dma-iommu boot FAKE_BOOTS=pass VM_DMA=iommu >/dev/null
+stage dma-iommu boot FAKE_BOOTS=pass VM_DMA=iommu
 check "--dma iommu: q35, intel-iommu before any PCI device, the edu device" \
 	grep -q -- '^-M q35 -device intel-iommu -device edu ' "$work/dma-iommu/qemu.args"
 check "--dma iommu: intel_iommu=on on the command line" \

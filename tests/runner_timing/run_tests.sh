@@ -24,19 +24,6 @@ export FAKE_SLEEP=$((100000 + $$))
 
 subtests "$TESTS_DIR"/runner_timing/{boot_retry,state,interrupt_run,apt_lock}.sh
 
-# stage NAME STAGE [VAR=VALUE...]: run a stage in a fresh job directory,
-# output in $work/NAME.log; prints the seconds it took.
-stage()
-{
-	local name=$1 what=$2 start=$SECONDS
-
-	shift 2
-	mkdir -p "$work/$name"
-	env VMTEST_ACCEL=tcg "$@" "$STAGE" "$what" "$work/$name" \
-		>"$work/$name.log" 2>&1
-	echo $((SECONDS - start))
-}
-
 leftovers()
 {
 	pgrep -f "sleep $FAKE_SLEEP" >/dev/null && echo "processes left:" &&
@@ -45,8 +32,10 @@ leftovers()
 
 # 1. Acceleration: a /dev/kvm whose guest prints nothing means TCG.
 touch "$work/kvm-dev"
-secs=$(stage kvm boot VMTEST_ACCEL=auto KVM_DEV="$work/kvm-dev" FAKE_KVM=hang \
-	KVM_PROBE_SECS=3 FAKE_BOOTS=pass)
+start=$SECONDS
+stage kvm boot VMTEST_ACCEL=auto KVM_DEV="$work/kvm-dev" FAKE_KVM=hang \
+	KVM_PROBE_SECS=3 FAKE_BOOTS=pass
+secs=$((SECONDS - start))
 check "a KVM that cannot run a guest: TCG, and the run passes" \
 	grep -q '^rc=0 ' "$work/kvm.log"
 check "the fallback is said in one line" \
@@ -55,17 +44,19 @@ check "the guest ran under TCG" grep -q -- '-accel tcg' "$work/kvm/qemu.args"
 check "the job keeps the QEMU command line" \
 	grep -q -- "^qemu-system-x86_64 .*-kernel /boot/fake-kernel " "$work/kvm/qemu.cmd"
 check "the fallback took under 15 s ($secs s)" test "$secs" -lt 15
-stage kvm-forced boot VMTEST_ACCEL=kvm FAKE_BOOTS=pass >/dev/null
+stage kvm-forced boot VMTEST_ACCEL=kvm FAKE_BOOTS=pass
 check "--accel kvm is obeyed without a probe" \
 	grep -q -- '-accel kvm' "$work/kvm-forced/qemu.args"
 
 # 2. Guests that hang.
-secs=$(stage no-userspace boot FAKE_BOOTS=hang VMTEST_BOOT_TIMEOUT=3)
+start=$SECONDS
+stage no-userspace boot FAKE_BOOTS=hang VMTEST_BOOT_TIMEOUT=3
+secs=$((SECONDS - start))
 check "a guest that never reaches userspace fails ($secs s)" \
 	grep -q '^rc=1 boots=1$' "$work/no-userspace.log"
 check "it is said to have not reached userspace" \
 	grep -q 'did not reach userspace' "$work/no-userspace.log"
-stage slow boot FAKE_BOOTS=hang-after VM_TIMEOUT=3 >/dev/null
+stage slow boot FAKE_BOOTS=hang-after VM_TIMEOUT=3
 check "a guest past its time is killed and said so" \
 	grep -q 'guest timed out after 3 s' "$work/slow.log"
 check "no process is left by a killed guest" test -z "$(leftovers)"

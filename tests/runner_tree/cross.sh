@@ -39,22 +39,17 @@ done
 STANDIN
 chmod +x "$work/bin/aarch64-linux-gnu-gcc"
 
-# build NAME TARGET: the runner's selftest build of TARGET in job NAME.
-build()
-{
-	mkdir -p "$work/$1"
-	env PATH="$work/bin:$PATH" FAKE_TARGET="$2" FAKE_TREE="$tree" \
-		FAKE_TARGETS=hello "$TESTS_DIR/runner/stage.sh" selftests \
-		"$work/$1" >"$work/$1.log" 2>&1
-}
-build x86 current
+# The runner's selftest build of each target in a job of its own
+stage x86 selftests PATH="$work/bin:$PATH" FAKE_TARGET=current \
+	FAKE_TREE="$tree" FAKE_TARGETS=hello
 check "cross: the current target's selftests build" grep -q '^rc=0 ' "$work/x86.log"
 # machine FILE: the ELF machine readelf names (file(1) is not on a
 # minimal root; binutils comes with the compiler)
 machine() { readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p'; }
 check "cross: its binary is x86-64" \
 	test "$(machine "$work/x86/install/hello/hello")" = "Advanced Micro Devices X86-64"
-build arm64 arm64
+stage arm64 selftests PATH="$work/bin:$PATH" FAKE_TARGET=arm64 \
+	FAKE_TREE="$tree" FAKE_TARGETS=hello
 check "cross: then arm64's, in the same tree, build" grep -q '^rc=0 ' "$work/arm64.log"
 check "cross: arm64's installed binary is aarch64, not the x86 one ($(machine "$work/arm64/install/hello/hello"))" \
 	test "$(machine "$work/arm64/install/hello/hello")" = AArch64
