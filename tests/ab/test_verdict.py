@@ -89,6 +89,7 @@ class Case(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()  # pylint: disable=R1732
         self.addCleanup(self.tmp.cleanup)
+        self.notes = []
 
     def write(self, label, texts):
         """TEXTS as files LABEL.N in the temporary directory."""
@@ -100,11 +101,11 @@ class Case(unittest.TestCase):
         return paths
 
     def table(self, base, change, deterministic=False):
-        """{test: verdict} of two sides' texts."""
+        """{test: verdict} of two sides' texts; the notes in self.notes."""
         runs = [[r for p in self.write(label, texts)
                  for r in ktap.read_runs(p)]
                 for label, texts in (('base', base), ('change', change))]
-        rows, _, _, _ = verdict.compare(*runs, deterministic, 2.0)
+        rows, _, self.notes, _ = verdict.compare(*runs, deterministic, 2.0)
         return {row[0]: row[5] for row in rows}
 
     def cli(self, *args):
@@ -157,27 +158,20 @@ class Deterministic(Case):
     def test_exact_levels_aa(self):
         """counts on discrete levels, no spread within a side, sides a
         level apart (callgrind's A/A at two runs): "same", never slower"""
-        runs = [[ktap.read_runs(p)[0] for p in self.write(label, [
-            raw({'single': v}) for v in values])]
-            for label, values in (('b', (83.79, 83.79)),
-                                  ('c', (83.81, 83.81)))]
-        rows, _, _, _ = verdict.compare(*runs, False, 2.0)
-        self.assertEqual(rows[0][5], 'same')
+        self.assertEqual(self.table([raw({'single': 83.79})] * 2,
+                                    [raw({'single': 83.81})] * 2),
+                         {'single': 'same'})
 
     def test_disturbed_boot_is_left_out(self):
         """one boot of a side disturbed (+30): the lowest runs decide
         ("same", a +2 "slower"), and the boot is named in a note"""
-        runs = [[r for p in self.write(label, texts)
-                 for r in ktap.read_runs(p)] for label, texts in (
-                    ('base', boots(0)[:2] +
-                     boots(0, {'lock': 30, 'for_loop': 30})[2:]),
-                    ('change', boots(1, {'for_loop': 2})))]
-        rows, _, notes, _ = verdict.compare(*runs, False, 2.0)
-        table = {r[0]: r[5] for r in rows}
+        table = self.table(boots(0)[:2] +
+                           boots(0, {'lock': 30, 'for_loop': 30})[2:],
+                           boots(1, {'for_loop': 2}))
         self.assertEqual(table['lock'], 'same')
         self.assertEqual(table['for_loop'], 'slower')
         self.assertIn('lock: base run 3 (+29.980)insn above its lowest: '
-                      'disturbed, not counted', notes)
+                      'disturbed, not counted', self.notes)
 
     def test_two_disturbed_is_unknown(self):
         """two of three boots disturbed apart: the lowest is not

@@ -42,16 +42,13 @@ with open(sys.argv[1], encoding='utf-8') as table:
               f"{max(runs) - min(runs):.3f}", len(runs))
 PY
 sed 's/^/#   /' "$WORK/rows"
-if awk '$1 ~ /^(no-softirq-page_pool01|bh_page_pool04_napi_local)$/ {
-	n++; if (!($4 < 1 && $5 == 3)) bad++ } END { exit n != 2 || bad }' 	"$WORK/rows"; then
-	ok "the fast paths repeat within one instruction per element across the base's three boots"
-else
-	not_ok "the fast paths repeat within one instruction per element across the base's three boots"
-fi
-if awk '$1 == "no-softirq-page_pool01" && $2 == "slower" &&
-	$3 >= 0.5 && $3 <= 1.5 { f = 1 } END { exit !f }' "$WORK/rows"; then
-	ok "the nop: no-softirq-page_pool01 slower by 0.5 to 1.5 instructions per element"
-else
-	not_ok "the nop: no-softirq-page_pool01 slower by 0.5 to 1.5 instructions per element"
-fi
+# shellcheck disable=SC2016 # awk's programs
+check "the fast paths repeat within one instruction per element across the base's three boots" \
+	awk '$1 ~ /^(no-softirq-page_pool01|bh_page_pool04_napi_local)$/ {
+		n++; if (!($4 < 1 && $5 == 3)) bad++ } END { exit n != 2 || bad }' \
+	"$WORK/rows"
+# shellcheck disable=SC2016
+check "the nop: no-softirq-page_pool01 slower by 0.5 to 1.5 instructions per element" \
+	awk '$1 == "no-softirq-page_pool01" && $2 == "slower" &&
+		$3 >= 0.5 && $3 <= 1.5 { f = 1 } END { exit !f }' "$WORK/rows"
 tests_done determinism

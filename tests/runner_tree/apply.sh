@@ -54,11 +54,8 @@ diffs=$(while read -r p; do
 	cmp -s "$a" "$b" || echo "$p differs"
 	[ "$(stat -c %a "$a")" = "$(stat -c %a "$b")" ] || echo "$p: mode differs"
 done <"$tree.paths")
-if [ -z "$diffs" ]; then
-	ok "the patched tree has the project's files ($(wc -l <"$tree.paths") paths)"
-else
-	not_ok "the patched tree has the project's files" "$diffs"
-fi
+check "the patched tree has the project's files ($(wc -l <"$tree.paths") paths)${diffs:+: $diffs}" \
+	test -z "$diffs"
 
 # A warm run: nothing applied or rewritten.
 farm=$(state "$tree")
