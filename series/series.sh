@@ -58,10 +58,11 @@ die()
 	exit "${rc:-1}"
 }
 
+# patches_of [SERIES]: its patch files (no SERIES: both's, in the order
+# they apply), the cover letters left out
 patches_of()
 {
-	find "$series/$1" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-		! -name '0000-*' 2>/dev/null | sort
+	python3 "$files" --series "$repo" --patches "$@"
 }
 
 known()
@@ -121,7 +122,7 @@ base_files()
 
 	{
 		# shellcheck disable=SC2046 # a list of files
-		touched $(for s in $ORDER; do patches_of "$s"; done)
+		touched $(patches_of)
 		project_files
 		echo "$SELFTESTS_MK"
 		[ ${#EXTRA[@]} -eq 0 ] || printf '%s\n' "${EXTRA[@]}"
@@ -160,7 +161,7 @@ make_base()
 	fi
 	# The project's identity (the committed patches' From:), so that what
 	# is made here keeps it; the base commit's is fixed.
-	who=$(for s in $ORDER; do patches_of "$s"; done | head -n 1)
+	who=$(patches_of | head -n 1)
 	who=${who:+$(identity "$who")}
 	[ -n "$who" ] || who=$(git -C "$repo" var GIT_COMMITTER_IDENT | sed 's/> .*/>/')
 	git -C "$dir" config user.name "${who% <*}"
@@ -286,7 +287,7 @@ result()
 	local -a all
 
 	mkdir -p "$work"
-	mapfile -t all < <(for s in $ORDER; do patches_of "$s"; done)
+	mapfile -t all < <(patches_of)
 	touched "${all[@]}" >"$work/paths"
 	mkdir -p "$work/a" "$work/base"
 	while read -r p; do

@@ -115,6 +115,11 @@ F:	tools/testing/selftests/ptr_ring/
 EOM
 
 files=$REPO/vmtest/lib/series_files.py
+check "--patches lists virtio's, then net-next's, without their cover letters" \
+	diff <(python3 "$files" --series "$series" --patches | sed "s|^$series/||") - <<'EOM'
+series/virtio/0001-virtio.patch
+series/net-next/0001-net-next.patch
+EOM
 targets=$(python3 "$files" --series "$series" --targets)
 check "--targets prints the selftest directories the series add ($targets)" \
 	test "$targets" = "net/bench ptr_ring"

@@ -3,9 +3,10 @@
 """What the committed series touch, read from their patch files.
 
 The runner applies the patch files themselves (vmtest/lib/tree.sh, every
-target's tree); from here it takes the selftest TARGETS the series add
-(--targets) and a digest of the series files a kernel build reads
-(--kernel-digest, for its build key). series/series.sh takes the
+target's tree), as listed here (--patches, which series.sh also takes);
+from here it takes the selftest TARGETS the series add (--targets) and a
+digest of the series files a kernel build reads (--kernel-digest, for
+its build key). series/series.sh takes the
 MAINTAINERS entries a patched MAINTAINERS adds (--entries), which is how
 the project keeps its MAINTAINERS.
 """
@@ -14,6 +15,7 @@ import argparse
 import hashlib
 import os
 import re
+import signal
 import sys
 
 SELFTESTS = 'tools/testing/selftests'
@@ -25,11 +27,11 @@ NOT_BUILT = ('tools/testing/', 'tools/virtio/', 'Documentation/',
 DIFF = re.compile(r'^diff --git a/(\S+) b/(\S+)$')
 
 
-def patch_files(repo):
-    """The committed patch files of both series, in the order they apply
-    (the cover letters left out)."""
+def patch_files(repo, names=SERIES):
+    """The committed patch files of the series NAMES, in the order they
+    apply (the cover letters left out)."""
     out = []
-    for name in SERIES:
+    for name in names:
         where = os.path.join(repo, 'series', name)
         if os.path.isdir(where):
             out += sorted(os.path.join(where, f) for f in os.listdir(where)
@@ -122,12 +124,19 @@ def main():
                     help='print a digest of the files a kernel build reads')
     parser.add_argument('--targets', action='store_true',
                     help='print the selftest TARGETS the series add')
+    parser.add_argument('--patches', nargs='*', choices=SERIES,
+                        metavar='SERIES',
+                        help='print the patch files of SERIES (default: '
+                        'both), in the order they apply')
     parser.add_argument('--entries', nargs=2, metavar=('BASE', 'MAINTAINERS'),
                     help="print the entries MAINTAINERS adds to BASE's")
     parser.add_argument('--header', metavar='MAINTAINERS',
                     help="with --entries: print this file's text before "
                     'its first entry first')
     args = parser.parse_args()
+    # A reader that stops early (head -n 1) ends us quietly, as it would
+    # ls or find
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
     if args.entries:
         head = []
@@ -136,8 +145,13 @@ def main():
                     if not is_entry(b)][:1]
         print('\n\n'.join(head + added_entries(*(read(f) for f in args.entries))))
         return
+    if args.series and args.patches is not None:
+        for path in patch_files(args.series, args.patches or SERIES):
+            print(path)
+        return
     if not args.series or args.kernel_digest == args.targets:
-        parser.error('--series and one of --targets and --kernel-digest')
+        parser.error('--series and one of --patches, --targets and '
+                     '--kernel-digest')
     paths, deleted = read_patches(args.series)
     if not paths:
         sys.exit(f"series_files: no patch files in {args.series}/series/"

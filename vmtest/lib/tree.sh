@@ -43,18 +43,6 @@ make_farm()
 	fi
 }
 
-# The committed patch files of both series, in the order they apply
-# (virtio, then net-next; the cover letters left out).
-series_patches()
-{
-	local d
-
-	for d in virtio net-next; do
-		find "$VMTEST_SERIES/series/$d" -maxdepth 1 \
-			-name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
-	done
-}
-
 # apply_series SRC FARM PATCH...: the paths the patches touch, and those
 # the last ones applied touched, back to SRC's content (or gone, where
 # SRC has none), then the patches applied with patch -p1 (GNU patch
@@ -136,7 +124,8 @@ prepare_tree()
 			make_farm "$src" "$farm" || die "cannot link $src"
 		printf '%s\n' "$id" >"$farm.id"
 	fi
-	mapfile -t patches < <(series_patches)
+	mapfile -t patches < <(python3 "$VMTEST_DIR/lib/series_files.py" \
+		--series "$VMTEST_SERIES" --patches)
 	[ ${#patches[@]} -gt 0 ] ||
 		die "no patch files in $VMTEST_SERIES/series/{virtio,net-next}"
 	key=$(cat "${patches[@]}" | hash_of)
