@@ -38,8 +38,9 @@
 #   --format F          text (default), markdown or json (with the runs'
 #                       samples and the manifest; --attribute's table
 #                       is OUT/attribution.txt)
-#   -o, --out DIR       where the boots' jobs, logs and the table go
-#                       (default: CACHE/ab/DATE-PID)
+#   -o, --out DIR       where the boots' logs, KTAP and profiles (kept:
+#                       the runner deletes its jobs after a day) and
+#                       the table go (default: CACHE/ab/DATE-PID)
 # Exit: 0, 1 when a boot failed, 2 on bad input or a build that failed,
 # 130 when interrupted (nothing is left running).  The runner's trees are
 # never written: a change is applied to a private copy of the base's
@@ -229,14 +230,20 @@ facts()
 	echo "$1 .config: $(sha256sum <"$2/.config" | cut -c1-16)"
 }
 
-# boot_facts SIDE: on what its boots ran (their jobs' qemu files)
+# kept_boots SIDE: the side's boots that ran, as boot_one kept them, in order
+kept_boots()
+{
+	find "$out" -mindepth 1 -maxdepth 1 -type d -name "$1-[0-9]*" | sort -V
+}
+
+# boot_facts SIDE: on what its boots ran (their qemu files)
 boot_facts()
 {
 	local key
 
 	for key in cpu version; do
-		echo "$1 qemu $key: $(cat "$out/$1"-*.job 2>/dev/null | while read -r j; do
-			sed -n "s/^$key=//p" "$j/qemu" 2>/dev/null
+		echo "$1 qemu $key: $(kept_boots "$1" | while read -r b; do
+			sed -n "s/^$key=//p" "$b/qemu" 2>/dev/null
 		done | sort -u | paste -sd ' ')"
 	done
 }
@@ -356,8 +363,8 @@ echo "ab.sh: booted in $SECONDS s"
 
 sides=()
 for side in base change; do
-	mapfile -t j < <(cat "$out/$side"-*.job 2>/dev/null)
-	[ ${#j[@]} -gt 0 ] || die "no $side boot left a job (see $out/$side-*.log)"
+	mapfile -t j < <(kept_boots "$side")
+	[ ${#j[@]} -gt 0 ] || die "no $side boot left its KTAP (see $out/$side-*.log)"
 	sides+=("--$side" "${j[@]}")
 done
 det=(--deterministic)

@@ -18,15 +18,28 @@ stop_boots()
 }
 
 # boot_one OUT NAME N KDIR ARG...: one boot of KDIR by the runner
-# ($vmtest), its log in OUT/NAME-N.log and its job directory's path in
-# OUT/NAME-N.job
+# ($vmtest), its log in OUT/NAME-N.log, its job directory's path in
+# OUT/NAME-N.job, and what a table is made of kept in OUT/NAME-N (the
+# KTAP, QEMU's facts, the profile and model cycles of --attribute), so
+# that the table's evidence outlives the job, which the runner deletes
+# after a day
 boot_one()
 {
-	local out=$1 name=$2 n=$3 kdir=$4
+	local out=$1 name=$2 n=$3 kdir=$4 rc job f
 
 	shift 4
 	"$vmtest" -t current --kdir "$kdir" --job-file "$out/$name-$n.job" \
 		"$@" >"$out/$name-$n.log" 2>&1
+	rc=$?
+	job=$(head -n 1 "$out/$name-$n.job" 2>/dev/null)
+	rm -rf "${out:?}/$name-$n"
+	if [ -d "$job/ktap" ]; then
+		mkdir -p "$out/$name-$n" && cp -r "$job/ktap" "$out/$name-$n/" &&
+		for f in qemu profile.json model.tap; do
+			[ ! -f "$job/$f" ] || cp "$job/$f" "$out/$name-$n/" || break
+		done || rc=2
+	fi
+	return "$rc"
 }
 
 # booting JOBFILE PID: wait until the boot is past building its

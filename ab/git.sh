@@ -294,7 +294,7 @@ build()
 # fails when it does not build or no boot left a job
 measure()
 {
-	local sha=$1 i job
+	local sha=$1 i
 
 	measured "$sha" && return 0
 	[ ! -f "$store/$sha/no-build" ] || return 1
@@ -308,15 +308,9 @@ measure()
 	boot_all "$out" "$boots" "$jobs" "${sha:0:12}=$kdir" -- -D "${params[@]}" \
 		"${attr[@]}" || failed=1
 	for i in $(seq "$boots"); do
-		job=$(cat "$out/${sha:0:12}-$i.job" 2>/dev/null)
-		[ -d "$job/ktap" ] || continue
 		rm -rf "$store/$sha/boot-$i"
-		mkdir -p "$store/$sha/boot-$i" &&
-		cp -r "$job/ktap" "$store/$sha/boot-$i/" &&
-		cp "$job/qemu" "$store/$sha/boot-$i/" 2>/dev/null
-		for f in profile.json model.tap; do
-			[ ! -f "$job/$f" ] || cp "$job/$f" "$store/$sha/boot-$i/"
-		done
+		[ ! -d "$out/${sha:0:12}-$i" ] ||
+			cp -r "$out/${sha:0:12}-$i" "$store/$sha/boot-$i"
 	done
 	measured "$sha" || { failed=1; return 1; }
 }

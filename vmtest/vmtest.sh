@@ -131,6 +131,8 @@ with the same exit code.
                       to FILE as soon as it is made: a script follows
                       the run in JOB/result (its phase) and reads JOB's
                       files, not this output
+      --keep          keep this run's jobs: every run deletes the jobs
+                      not modified for a day but those (JOB/keep)
   -v, --verbose       show build logs and the full kernel console
       --cache DIR     cache directory (default: $VMTEST_CACHE)
   -h, --help          this text
@@ -162,6 +164,7 @@ ATTRIBUTE=0
 HOW=install
 SHELL_MODE=0
 KEEP_GOING=0
+KEEP_JOB=0
 STOP_AFTER=
 JOB_FILE=
 PARAMS=()
@@ -205,6 +208,7 @@ parse_args()
 		-s | --shell) SHELL_MODE=1 ;;
 		-T | --timeout) VM_TIMEOUT=${2:-}; shift ;;
 		-K | --keep-going) KEEP_GOING=1 ;;
+		--keep) KEEP_JOB=1 ;;
 		--stop-after) STOP_AFTER=${2:-}; shift ;;
 		--job-file) JOB_FILE=${2:-}; shift ;;
 		--accel) VMTEST_ACCEL=${2:-}; shift ;;
@@ -511,6 +515,7 @@ start_job()
 	PHASE=start
 	VMTEST_LOGS=$JOB/logs
 	mkdir -p "$VMTEST_LOGS" || die "cannot create $VMTEST_LOGS"
+	[ "$KEEP_JOB" -eq 0 ] || : >"$JOB/keep" || die "cannot write $JOB/keep"
 	record_result running
 	if [ -z "$STOP_AFTER" ]; then
 		ln -sfnT "$(basename "$JOB")" "$link" || die "cannot link $link"
@@ -633,10 +638,7 @@ main()
 	trap cleanup EXIT
 	trap 'stop_run INT 130' INT
 	trap 'stop_run TERM 143' TERM
-	# Jobs older than a day go.
-	mkdir -p "$VMTEST_CACHE/jobs" || die "cannot create $VMTEST_CACHE/jobs"
-	find "$VMTEST_CACHE/jobs" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
-		-exec rm -rf {} +
+	sweep_jobs "$VMTEST_CACHE/jobs"
 
 	for target in $TARGETS; do
 		# stdin kept: a background job's would be /dev/null (--shell)

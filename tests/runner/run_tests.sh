@@ -38,6 +38,14 @@ chmod +x "$work/err.sh"
 check "subtests: a shell error is passed on, for tests/run.sh to fail" \
 	grep -qE '^/[^ ]+/err.sh: line 3: no_such_command_here: ' \
 	<<<"$(subtests "$work/err.sh")"
+# Every run sweeps the jobs: a day-old one goes, a kept one (--keep)
+# and a new one stay.
+mkdir -p "$work/jobs/"{old,kept,new}.x && touch "$work/jobs/kept.x/keep" &&
+	touch -d '2 days ago' "$work/jobs/"{old,kept}.x
+# shellcheck disable=SC2016 # that bash expands them
+bash -c '. "$1/vmtest/lib/common.sh" && sweep_jobs "$2"' _ "$REPO" "$work/jobs"
+check "jobs: a day-old job is deleted, a kept one and a new one stay" \
+	test "$(cd "$work/jobs" && echo *)" = "kept.x new.x"
 check "subtests in a subshell leave the group's own running ones be" \
 	test -d "$SUBTEST_DIR" -a "${#SUBTEST_NAMES[@]}" -eq 3
 

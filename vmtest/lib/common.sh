@@ -138,3 +138,12 @@ hash_of()
 {
 	sha256sum | cut -c1-16
 }
+
+# sweep_jobs DIR: the job directories in DIR not modified for a day go,
+# but those a run was told to keep (--keep: JOB/keep)
+sweep_jobs()
+{
+	mkdir -p "$1" || die "cannot create $1"
+	find "$1" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
+		! -exec test -e '{}/keep' ';' -exec rm -rf {} +
+}
