@@ -34,10 +34,11 @@ boot_one()
 	job=$(head -n 1 "$out/$name-$n.job" 2>/dev/null)
 	rm -rf "${out:?}/$name-$n"
 	if [ -d "$job/ktap" ]; then
-		mkdir -p "$out/$name-$n" && cp -r "$job/ktap" "$out/$name-$n/" &&
+		mkdir -p "$out/$name-$n" && cp -r "$job/ktap" "$out/$name-$n/" ||
+			rc=2
 		for f in qemu profile.json model.tap; do
-			[ ! -f "$job/$f" ] || cp "$job/$f" "$out/$name-$n/" || break
-		done || rc=2
+			[ ! -f "$job/$f" ] || cp "$job/$f" "$out/$name-$n/" || rc=2
+		done
 	fi
 	return "$rc"
 }
