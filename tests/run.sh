@@ -137,7 +137,7 @@ trap 'stop_group TERM 143' TERM
 # run_group GROUP: its checks, then one more for the group as a whole.
 run_group()
 {
-	local g=$1 gtier limit rc start log=$out/group-$1.log iso=() cache=
+	local g=$1 gtier limit rc start errors log=$out/group-$1.log iso=() cache=
 
 	read -r gtier limit < <(awk -v g="$g" '$1 == g { print $2, $3 }' <<<"$PLAN")
 	say "# ---- $g (limit ${limit:-3600} s) ----"
@@ -178,10 +178,9 @@ run_group()
 	fi
 	# A shell error (a command not found, a bad redirection) in the
 	# group's own script means a check that did not run as written
-	if grep -qE '^/[^ ]+: line [0-9]+: ' "$log"; then
-		say "not ok - $g: no shell error in its scripts" \
-			"$(grep -E '^/[^ ]+: line [0-9]+: ' "$log" | sed 's/^/#   /')"
-	fi
+	errors=$(grep -E '^/[^ ]+: line [0-9]+: ' "$log" | sed 's/^/#   /')
+	[ -z "$errors" ] ||
+		say "not ok - $g: no shell error in its scripts" "$errors"
 }
 
 SECONDS=0

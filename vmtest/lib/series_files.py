@@ -6,9 +6,9 @@ The runner applies the patch files themselves (vmtest/lib/tree.sh, every
 target's tree), as listed here (--patches, which series.sh also takes);
 from here it takes the selftest TARGETS the series add (--targets) and a
 digest of the series files a kernel build reads (--kernel-digest, for
-its build key). series/series.sh takes the
-MAINTAINERS entries a patched MAINTAINERS adds (--entries), which is how
-the project keeps its MAINTAINERS.
+its build key). series/series.sh takes the MAINTAINERS entries a patched
+MAINTAINERS adds (--entries), which is how the project keeps its
+MAINTAINERS.
 """
 
 import argparse
