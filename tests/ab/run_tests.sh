@@ -1,41 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-#
-# Project tests for the before/after statistics, ab/ktap.py and
-# ab/verdict.py (not part of the kernel series), on canned KTAP logs that
-# tests/ab/test_verdict.py writes:
-#
-#   - an A/A pair gives "same" for every test; a one-instruction shift on
-#     one test is "slower" on that test only; +0.96 with a 0.05 spread and
-#     +2.0 on the 496-instruction slow path are "slower"; one boot a side
-#     is "unknown" unless the counts are identical; a disturbed boot is
-#     left out and named; on simulated boots an A/A table has a false row
-#     at most 1 % of the time and +1 is "slower" at least 95 % from three
-#     boots (the figures printed); callgrind's levels never make a row,
-#   - raw kernel log lines (time_bench's "Type:", upstream's or the
-#     series') give a table as KTAP does,
-#   - timings: a difference inside the run-to-run spread is "unknown",
-#     never "slower"; a shift well outside it is "slower",
-#   - raw, kselftest-wrapped, timestamped KTAP and a runner job read the
-#     same; ptr_ring's repetitions within a run are one sample,
-#   - the table, Markdown, environment notes, --fail-on-slower, --alpha,
-#     and exit 2 with a message on bad input,
-#   - ab/ab.sh with a stand-in runner: alternated boots into one table,
-#     --attribute's functions and "not covered" in both tables,
-#     sides with different debug options, compilers or CPU models, or
-#     no .config, refused; a change applied to a private copy (a base
-#     build beside its build sees the runner's tree), built again when
-#     the base was rebuilt in place by another compiler,
-#   - ab/ab.sh --ptr-ring on the pinned source: one load more per item is
-#     one instruction slower (callgrind) and no locked operation more, an
-#     smp_mb() for an smp_wmb() one locked operation more and about 18
-#     model cycles, an A/A pair never slower or faster and the same model
-#     cycles, SIGTERM stops it (130) and leaves no process,
-#   - checkpatch --strict and line length on the files (pylint and ruff:
-#     tests/static).
-#
+# The before/after command's tests: its statistics and KTAP reader on
+# canned runs (test_verdict.py); ab.sh with a stand-in runner (boots,
+# tables, refusals, the change applied to a private copy); ab.sh
+# --ptr-ring on the pinned source (callgrind, model cycles, layout,
+# SIGTERM); layout.py on canned pahole output; the style of its Python.
 # The statistics need Debian's python3-scipy and python3-numpy for the
-# system's python3; they are installed when missing (need_tools).
+# system's python3, installed when missing.
 
 set -u
 

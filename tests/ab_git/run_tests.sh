@@ -1,20 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # ab/ab.sh --tree (ab/git.sh, ab/range.py) with a stand-in make and
-# runner, on a git tree the test makes: five commits shaped like the
-# kernel's, of which the second changes a file the benchmark does not
-# run, the third adds a nop to page_pool.c (one instruction per element
-# more), the fourth does not build and the fifth changes documentation.
-#
-#   - --range: +1 at the third commit only, the fourth skipped as not
-#     building, the plot as PNG and SVG naming the third;
-#   - the store: an overlapping range again, and --report, build nothing;
-#   - --bisect: the third commit, in at most three builds;
-#   - --base/--change: the before/after table; --change PATCH on --base;
-#     --change-config (an option the tree lacks refused);
-#   - --attribute: each step's functions that moved;
-#   - bad input: exit 2 and one line, before any build;
-#   - the tree is never written.
+# runner, on a git tree of five commits shaped like the kernel's: the
+# second changes a file the benchmark does not run, the third adds a nop
+# to page_pool.c (one instruction per element more), the fourth does not
+# build and the fifth changes documentation. The tree is never written.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
