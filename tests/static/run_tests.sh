@@ -117,6 +117,9 @@ if [ -z "$tree" ]; then
 	not_ok "the newest tree is prepared" "see $OUT/prepare.log"
 	exit 0
 fi
+# Read under the farm's lock: another checkout's run sharing the cache
+# (tests/runner_tree forces a re-apply) rewrites its files meanwhile.
+exec {lock}>"$tree.lock" && flock "$lock"
 
 # checkpatch --strict on each file of the series, from within the tree:
 # a new file whole, a file the tree has on the series' change to it (so
