@@ -10,8 +10,8 @@
 #   run whatever their tier; --help lists them)
 #   unit   hermetic: no network (a network namespace of its own when
 #          run as root), an empty cache, nothing built: the runner's
-#          logic with stand-ins (cpio and kmod installed before,
-#          when missing), series_files
+#          logic with stand-ins (cpio, kmod and patch installed
+#          before, when missing), series_files
 #   quick  unit, then the runner's waits (timeouts, signals, locks)
 #          with stand-ins, and what needs sources but no kernel build: static
 #          checks, the runner's tree phases, ptr_ring, the before/after
@@ -184,12 +184,12 @@ run_group()
 }
 
 SECONDS=0
-# The runner group is hermetic (no network), so what the runner calls in
-# it with no stand-in (depmod on the extracted kernel, cpio for the
-# initramfs) is installed first, when missing.
+# The runner group is hermetic (no network), so what it calls with no
+# stand-in (depmod on the extracted kernel, cpio for the initramfs, patch
+# for the runner-only patches) is installed first, when missing.
 if [[ " ${groups[*]} " == *" runner "* ]]; then
 	# shellcheck disable=SC2016 # expanded by that bash
-	bash -c '. "$1/lib.sh" && need_tools "cpio cpio" "depmod kmod"' _ "$PWD" |
+	bash -c '. "$1/lib.sh" && need_tools "cpio cpio" "depmod kmod" "patch patch"' _ "$PWD" |
 		tee -a "$out/run.log"
 fi
 for g in "${groups[@]}"; do
