@@ -2,36 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # The two series as committed 'git format-patch --cover-letter' files:
 # series/virtio/ (ringtest, ptr_ring) and series/net-next/ (page_pool),
-# both against the kernel source vmtest/sources.lock pins.
+# both against the kernel source vmtest/sources.lock pins. series/README
+# says what each command does and how to edit a series with them.
 #
 # usage: series/series.sh COMMAND ...
 #   import SERIES DIR [--full | --with PATH...]
-#       DIR becomes a git repository of the pristine base (commit tagged
-#       'base': the files the series touch, their directories, scripts/
-#       and the top level; --with: PATH too, a file a new patch will
-#       change; --full: the whole tree) with SERIES' patches
-#       applied by 'git am', one commit each, their notes (below the
-#       '---') as git notes. Edit, rebase, amend, split there.
+#       DIR a git repository of the base (tag 'base'; --full: the whole
+#       tree, --with: PATH too) with SERIES' patches, notes as git notes
 #   export SERIES DIR
-#       'git format-patch --cover-letter' of base..HEAD in DIR back into
-#       series/SERIES/, keeping the cover letter's subject and text, then
-#       the files both series give copied into the project
-#       (tools/..., Documentation/..., MAINTAINERS as the added entries)
+#       DIR's base..HEAD into series/SERIES/, then the project's files
 #   check
-#       each series applies to the pristine base alone and virtio then
-#       net-next applies in order; the result is the project's files
-#       (MAINTAINERS as entries; the selftests Makefile lists the
-#       targets the series create, an index.rst its pages); no patch
-#       removes or rewrites a line an earlier patch of its series added;
-#       prints the diffstat of each series
+#       both series apply and give the project's files; diffstats
 #   nipa [SERIES...]
-#       netdev's patch checks (series/nipa.py) on each patch, with the
-#       series applied alone to the base
+#       netdev's patch checks (series/nipa.py) on each patch
 #   send SERIES OUTDIR [--maintainers]
-#       the patch files for posting in OUTDIR, From: and Signed-off-by:
-#       stamped with your identity (git var GIT_COMMITTER_IDENT; one in
-#       a reserved domain is refused); --maintainers adds To:/Cc: from
-#       get_maintainer.pl (series/recipients.py)
+#       the files to post, as you; --maintainers adds To:/Cc:
 # The base tree is SERIES_BASE, else the runner's unpacked pinned source
 # ('vmtest/vmtest.sh -t current --stop-after fetch', no build).
 # Exit 1 when a check fails, 2 on wrong usage or a missing tool.
@@ -48,7 +33,7 @@ SELFTESTS_MK=tools/testing/selftests/Makefile
 
 usage()
 {
-	sed -n '3,37p' "$self" | cut -c3- >&2
+	sed -n '3,/^$/p' "$self" | cut -c3- >&2
 	exit 2
 }
 
