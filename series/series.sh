@@ -128,6 +128,18 @@ base_files()
 		find tools/testing/selftests/kselftest -type f)
 }
 
+# copy_in TREE DIR: the files named on stdin that TREE has, copied into
+# DIR with their directories.
+copy_in()
+{
+	local p dest
+
+	dest=$(realpath "$2")
+	while read -r p; do
+		[ -f "$1/$p" ] && printf '%s\0' "$p"
+	done | (cd "$1" && cpio -0 -pdm --quiet "$dest")
+}
+
 # make_base TREE DIR [--full]: DIR a git repository whose commit 'base'
 # is TREE's files (copies: an edit in DIR never reaches the cache).
 make_base()
@@ -140,9 +152,7 @@ make_base()
 	if [ -n "$full" ]; then
 		cp -a "$tree/." "$dir/"
 	else
-		base_files "$tree" | sort -u | while read -r p; do
-			[ -f "$tree/$p" ] && printf '%s\0' "$p"
-		done | (cd "$tree" && cpio -0 -pdm --quiet "$dir")
+		base_files "$tree" | sort -u | copy_in "$tree" "$dir"
 	fi
 	# The project's identity (the committed patches' From:), so that what
 	# is made here keeps it; the base commit's is fixed.
@@ -183,21 +193,18 @@ notes()
 # am DIR PATCH...: git am, one commit each, notes restored.
 am()
 {
-	local dir=$1 p n
+	local dir=$1 p n log
 	shift
 
 	for p in "$@"; do
-		if ! git -C "$dir" am -q --keep-cr "$p" >"$dir.am.log" 2>&1; then
+		if ! log=$(git -C "$dir" am -q --keep-cr "$p" 2>&1); then
 			git -C "$dir" am --abort 2>/dev/null || true
-			echo "series.sh: ${p#"$repo"/} does not apply:" >&2
-			cat "$dir.am.log" >&2
-			rm -f "$dir.am.log"
+			printf 'series.sh: %s does not apply:\n%s\n' "${p#"$repo"/}" "$log" >&2
 			return 1
 		fi
 		n=$(notes "$p")
 		[ -z "$n" ] || git -C "$dir" notes add -f -m "$n" HEAD
 	done
-	rm -f "$dir.am.log"
 }
 
 cmd_import()
@@ -216,7 +223,7 @@ cmd_import()
 	done
 	mapfile -t list < <(patches_of "$name")
 	make_base "$(base_tree)" "$dir" "$full"
-	[ ${#list[@]} -eq 0 ] || am "$dir" "${list[@]}" || exit 1
+	am "$dir" "${list[@]}" || exit 1
 	echo "series.sh: $dir: base plus ${#list[@]} patches of $name (git log base..)"
 }
 
@@ -226,16 +233,10 @@ cmd_import()
 fill_cover()
 {
 	python3 - "$1" "$2" <<-'EOF'
-	import email, re, sys
-	new_path, old_path = sys.argv[1:]
-	with open(new_path, encoding='utf-8') as f:
-	    new = f.read()
-	try:
-	    with open(old_path, encoding='utf-8') as f:
-	        old = f.read()
-	except FileNotFoundError:
-	    sys.exit(0)
-	head, _, body = old.partition('\n\n')
+	import email, pathlib, re, sys
+	new_file, old_file = (pathlib.Path(a) for a in sys.argv[1:])
+	new = new_file.read_text(encoding='utf-8')
+	head, _, body = old_file.read_text(encoding='utf-8').partition('\n\n')
 	msg = email.message_from_string(head + '\n\n')
 	subject = re.sub(r'^\[[^]]*\]\s*', '', ' '.join(msg['Subject'].split()))
 	author = ' '.join(msg['From'].split()).split(' <')[0].strip('"')
@@ -246,46 +247,31 @@ fill_cover()
 	for k, v in (('*** SUBJECT HERE ***', subject),
 	             ('*** BLURB HERE ***', blurb)):
 	    new = new.replace(k, v, 1)
-	with open(new_path, 'w', encoding='utf-8') as f:
-	    f.write(new)
+	new_file.write_text(new, encoding='utf-8')
 	EOF
 }
 
-# apply_all TREE PATCH...: patch -p1 each (no git), stops at a failure.
-apply_all()
-{
-	local tree=$1 p
-	shift
-
-	for p in "$@"; do
-		patch -p1 -N -s -f --no-backup-if-mismatch -d "$tree" <"$p" >&2 ||
-			{ echo "series.sh: ${p#"$repo"/} does not apply" >&2; return 1; }
-	done
-}
-
-# result TREE WORK: WORK/a is the pristine TREE's paths both series touch
-# with both series applied, WORK/base the same paths pristine; prints
-# the paths.
+# result TREE WORK: WORK/base is the pristine TREE's paths both series
+# touch (listed in WORK/paths), WORK/a the same with both series applied
+# by patch -p1 (no git); fails at a patch that does not apply.
 result()
 {
 	local tree=$1 work=$2 p
 	local -a all
 
-	mkdir -p "$work"
 	mapfile -t all < <(patches_of)
-	touched "${all[@]}" >"$work/paths"
 	mkdir -p "$work/a" "$work/base"
-	while read -r p; do
-		[ -f "$tree/$p" ] || continue
-		mkdir -p "$(dirname "$work/a/$p")" "$(dirname "$work/base/$p")"
-		cp -p "$tree/$p" "$work/a/$p" && cp -p "$tree/$p" "$work/base/$p"
-	done <"$work/paths"
-	apply_all "$work/a" "${all[@]}"
+	touched "${all[@]}" | tee "$work/paths" | copy_in "$tree" "$work/base"
+	cp -a "$work/base/." "$work/a/"
+	for p in "${all[@]}"; do
+		patch -p1 -N -s -f --no-backup-if-mismatch -d "$work/a" <"$p" >&2 ||
+			{ echo "series.sh: ${p#"$repo"/} does not apply" >&2; return 1; }
+	done
 }
 
 cmd_export()
 {
-	local name=${1:-} dir=${2:-} prefix work p n old
+	local name=${1:-} dir=${2:-} prefix p n old
 
 	[ -n "$dir" ] || usage
 	known "$name"
@@ -296,11 +282,10 @@ cmd_export()
 	old=$series/$name/0000-cover-letter.patch
 	prefix="PATCH $name"
 	[ ! -f "$old" ] || prefix=$(sed -n 's/^Subject: \[\(.*\) 0*0\/[0-9]*\].*/\1/p' "$old")
-	work=$WORK
 	[ -n "$(git -C "$dir" rev-list base..HEAD)" ] || die "$dir has no commit after base"
 	git -C "$dir" format-patch -q --zero-commit --no-signature --notes \
 		--cover-letter --subject-prefix="$prefix" -o "$work/out" base..HEAD
-	fill_cover "$work/out/0000-cover-letter.patch" "$old"
+	[ ! -f "$old" ] || fill_cover "$work/out/0000-cover-letter.patch" "$old"
 	mkdir -p "$series/$name"
 	rm -f "$series/$name"/[0-9][0-9][0-9][0-9]-*.patch
 	cp "$work/out"/*.patch "$series/$name/"
@@ -387,11 +372,10 @@ undone()
 
 cmd_check()
 {
-	local tree work s p bad=0 first last prev=base out
+	local tree s p bad=0 first last prev=base out
 	local -a list
 
 	tree=$(base_tree)
-	work=$WORK
 	for s in $ORDER; do
 		mapfile -t list < <(patches_of "$s")
 		[ ${#list[@]} -gt 0 ] || { echo "not ok - series/$s has patches"; bad=1; continue; }
@@ -496,13 +480,12 @@ cmd_check()
 
 cmd_nipa()
 {
-	local tree work s rc=0 pids=()
+	local tree s rc=0 pids=()
 
 	# shellcheck disable=SC2086 # a list of names
 	[ $# -gt 0 ] || set -- $ORDER
 	for s in "$@"; do known "$s"; done
 	tree=$(base_tree)
-	work=$WORK
 	# The series side by side (checkpatch.pl and get_maintainer.pl take
 	# a core each), reported in order.
 	for s in "$@"; do
@@ -528,8 +511,7 @@ reserved()
 {
 	local d=${1##*@}
 
-	d=${d,,}
-	case $d in
+	case ${d,,} in
 	localhost | *.localhost | example | *.example | invalid | *.invalid | \
 	example.com | example.net | example.org | test | *.test) return 0 ;;
 	esac
@@ -538,13 +520,13 @@ reserved()
 
 cmd_send()
 {
-	local name=${1:-} out=${2:-} opt=${3:-} me addr them p work
+	local name=${1:-} out=${2:-} opt=${3:-} me addr them p
 	local -a list
 
 	[ -n "$out" ] || usage
 	known "$name"
 	[ -z "$opt" ] || [ "$opt" = --maintainers ] || usage
-	me=$(git -C "$repo" var GIT_COMMITTER_IDENT 2>/dev/null | sed 's/> .*/>/') || me=
+	me=$(git -C "$repo" var GIT_COMMITTER_IDENT 2>/dev/null | sed 's/> .*/>/')
 	addr=$(sed -n 's/.*<\(.*\)>$/\1/p' <<<"$me")
 	if [ -z "$addr" ] || reserved "$addr"; then
 		rc=2 die "refusing to post as '${me:-nobody}': set your own identity, e.g.
@@ -566,7 +548,6 @@ cmd_send()
 			{ print }' >"$out/${p##*/}"
 	done
 	if [ "$opt" = --maintainers ]; then
-		work=$WORK
 		make_base "$(base_tree)" "$work/git" >/dev/null
 		am "$work/git" "${list[@]}" || exit 1
 		python3 "$series/recipients.py" "$work/git" "$(base_tree)" "$out"
@@ -574,8 +555,8 @@ cmd_send()
 	ls "$out"/[0-9][0-9][0-9][0-9]-*.patch
 }
 
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 EXTRA=()
 cmd=${1:-}
 [ $# -eq 0 ] || shift
