@@ -8,29 +8,11 @@ PATCHDIR holds a series' format-patch files (0000-cover-letter.patch,
 0001-...); TREE is a git work tree of the pristine kernel with those
 patches applied by 'git am', one commit each, HEAD at the last: the tree
 NIPA tests in ('series/series.sh nipa' makes it). Per patch, with the
-tree at that patch, as NIPA's scripts run them:
-  checkpatch      scripts/checkpatch.pl -g HEAD --strict --codespell
-                  --max-line-length=80 with NIPA's ignore list: an
-                  error fails, a warning or check warns
-  deprecated_api  more added than removed lines with module_param fail;
-                  dev_hold(), dev_put(), put_net(), get_net() and
-                  init_dummy_netdev() warn
-  check_selftest  new net selftest files named in their directory's
-                  Makefile (.sh, .py, .c) and .gitignore (.c); touched
-                  Makefiles, config and .gitignore files in NIPA's format
-  pylint, ruff    not reproduced: a patch adding or changing a .py file
-                  fails (the series has none)
-  shellcheck      -x -e SC2317 -e SC2329 in the script's directory on
-                  the .sh files: more errors fail, more warnings warn,
-                  and a new or compliant script must have no finding
-  cc_maintainers  get_maintainer.pl's addresses in To:, Cc: or From:
-                  (a patch with no To: is not addressed yet: skipped;
-                  'series.sh send --maintainers' addresses it)
-and for the series, on the last commit: series_format (a cover letter,
-at most 15 patches, a net-next series' subject naming its tree, every
-subject numbered in order with the cover letter's prefix) and
-maintainers (a new file outside Documentation/ and tools/testing/ has a
-MAINTAINERS entry of fewer than 75 files).
+tree at that patch, as NIPA's scripts run them: checkpatch,
+deprecated_api, check_selftest, pylint and ruff (not reproduced: a patch
+with Python fails), shellcheck and cc_maintainers; for the series, on
+the last commit: series_format and maintainers (each function below
+says what its check wants).
 Prints "ok - PATCH CHECK: what it found" per check, or "not ok - ..."
 for a warning or failure that the patch does not excuse by name: a line
 "NIPA: CHECK: the reason" in its notes below the '---' (for a series
@@ -47,6 +29,7 @@ import fnmatch
 import glob
 import itertools
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -79,10 +62,10 @@ Result = collections.namedtuple('Result', 'check level desc detail',
                                 defaults=[''])
 
 
-def run_in(tree, *args, ok=None, text=True):
+def run_in(tree, *args, ok=None, text=True, env=None):
     """ARGS run in TREE; OK: the exit codes that are no error."""
     proc = subprocess.run(args, cwd=tree, capture_output=True, text=text,
-                          check=False)
+                          env=env, check=False)
     if ok is not None and proc.returncode not in ok:
         sys.exit(f"nipa.py: {' '.join(args)}: exit {proc.returncode}: "
                  f"{str(proc.stderr).strip()}")
@@ -99,29 +82,29 @@ def changed(tree, rev, filt, suffix):
 # -- checkpatch, deprecated_api -----------------------------------------
 
 def checkpatch(tree):
-    """NIPA's checkpatch.sh on the commit at HEAD."""
+    """NIPA's checkpatch.sh on the commit at HEAD: an error fails, a
+    warning or check warns."""
     if not any(os.path.exists(d) for d in CODESPELL):
         return Result('checkpatch', FAIL, "no codespell dictionary for "
                       "--codespell (apt-get install codespell)")
-    proc = subprocess.run(['./scripts/checkpatch.pl', '-g', 'HEAD'] + CP_FLAGS,
-                          cwd=tree, capture_output=True, text=True,
-                          env=CP_ENV, check=False)
-    out = proc.stdout
-    if 'total: 0 errors, 0 warnings, 0 checks' in out:
-        return Result('checkpatch', PASS, re.search(r'total: .*', out)
-                      .group(0))
-    found = sorted(set(re.findall(r'^(?:WARNING|ERROR|CHECK): .*$', out,
-                                  re.MULTILINE)))
-    if not re.search(r'total: \d+ errors', out):
+    proc = run_in(tree, './scripts/checkpatch.pl', '-g', 'HEAD', *CP_FLAGS,
+                  env=CP_ENV)
+    total = re.search(r'total: (\d+) errors, (\d+) warnings, (\d+) checks.*',
+                      proc.stdout)
+    if not total:
         return Result('checkpatch', FAIL, 'checkpatch.pl did not finish: ' +
                       (proc.stderr.strip().split('\n') or [''])[-1])
-    level = WARN if re.search(r'total: 0 errors, \d+ warnings', out) else FAIL
-    return Result('checkpatch', level, re.search(r'total: .*', out).group(0),
-                  '; '.join(found))
+    found = sorted(set(re.findall(r'^(?:WARNING|ERROR|CHECK): .*$',
+                                  proc.stdout, re.MULTILINE)))
+    level = (FAIL if total[1] != '0' else
+             PASS if total[2] == total[3] == '0' else WARN)
+    return Result('checkpatch', level, total[0], '; '.join(found))
 
 
 def deprecated_api(tree):
-    """NIPA's deprecated_api.sh on the commit at HEAD."""
+    """NIPA's deprecated_api.sh on the commit at HEAD: an item on more
+    lines added than removed warns, or fails for DEPRECATED_ERRORS (which
+    warn when added on no more lines than removed)."""
     diff = run_in(tree, 'git', 'show', 'HEAD', ok=[0]).stdout.split('\n')
     level, msg = PASS, []
     for items, bad in ((DEPRECATED_WARNINGS, WARN),
@@ -145,16 +128,11 @@ def deprecated_api(tree):
 
 # -- check_selftest ---------------------------------------------------
 
-def selftest_files(text):
-    """(new, modified) net selftest files of a patch, as NIPA picks them."""
-    new, mod = set(), set()
-    lines = text.split('\n')
-    for line, nxt in itertools.pairwise(lines):
-        if not nxt.startswith('+++ b/') or \
-           'tools/testing/selftests/' not in nxt or '/net/' not in nxt:
-            continue
-        (new if line == '--- /dev/null' else mod).add(nxt[len('+++ b/'):])
-    return sorted(new), sorted(mod - new)
+def written(text):
+    """[(path, whether new)]: the files a patch TEXT writes."""
+    return [(nxt[len('+++ b/'):], line == '--- /dev/null')
+            for line, nxt in itertools.pairwise(text.split('\n'))
+            if nxt.startswith('+++ b/')]
 
 
 def config_errors(text):
@@ -219,24 +197,23 @@ def makefile_errors(text):
     return errors
 
 
-def format_errors(tree, path):
-    """The format errors of the selftest config, .gitignore or Makefile
-    at PATH."""
-    with open(os.path.join(tree, path), encoding='utf-8') as file:
-        data = file.read()
-    return (makefile_errors if path.endswith('/Makefile')
-            else config_errors)(data)
-
-
 def check_selftest(tree, text):
-    """NIPA's check_selftest on the patch TEXT, with TREE at the patch."""
-    new, mod = selftest_files(text)
+    """NIPA's check_selftest on the patch TEXT, with TREE at the patch:
+    new net selftest files named in their directory's Makefile (.sh, .py,
+    .c) and .gitignore (.c); touched Makefiles, config and .gitignore
+    files in NIPA's format."""
+    paths = [(p, is_new) for p, is_new in written(text)
+             if 'tools/testing/selftests/' in p and '/net/' in p]
+    new = sorted({p for p, is_new in paths if is_new})
+    mod = sorted({p for p, _ in paths} - set(new))
     if not new and not mod:
         return Result('check_selftest', PASS, 'No changes to selftests')
     bad, notes = [], []
     for path in new + mod:
         if path.endswith(('/config', '/.gitignore', '/Makefile')):
-            errors = format_errors(tree, path)
+            data = pathlib.Path(tree, path).read_text(encoding='utf-8')
+            errors = (makefile_errors if path.endswith('/Makefile')
+                      else config_errors)(data)
             if errors:
                 bad.append('Bad format: ' + path)
                 notes += errors
@@ -248,9 +225,8 @@ def check_selftest(tree, text):
         elif path.endswith('.c') and not path.endswith('.bpf.c'):
             looks += [('Makefile', stem, path), ('.gitignore', stem, stem)]
         for where, needle, what in looks:
-            target = os.path.join(os.path.dirname(path), where)
-            if run_in(tree, 'git', 'grep', '-q', needle, '--',
-                      target).returncode:
+            if run_in(tree, 'git', 'grep', '-q', needle, '--', os.path.join(
+                    os.path.dirname(path), where)).returncode:
                 bad.append(f'{what} not found in {where}')
     if bad:
         return Result('check_selftest', FAIL, '; '.join(bad + notes))
@@ -264,32 +240,19 @@ def check_selftest(tree, text):
 CACHE = {}
 
 
-def cached(tree, path, run):
-    """RUN(PATH) once per content of PATH's directory's files with PATH's
-    suffix (shellcheck -x follows what a script sources)."""
-    ext = os.path.splitext(path)[1]
-    listing = run_in(tree, 'git', 'ls-tree', 'HEAD',
-                     os.path.dirname(path) + '/', ok=[0]).stdout
+def findings(tree, path):
+    """shellcheck's output on the script at PATH, run in its directory;
+    once per content of that directory's .sh files (shellcheck -x follows
+    what a script sources)."""
+    where = os.path.dirname(path)
+    listing = run_in(tree, 'git', 'ls-tree', 'HEAD', where + '/',
+                     ok=[0]).stdout
     key = (path,) + tuple(ln for ln in listing.splitlines()
-                          if ln.endswith(ext))
+                          if ln.endswith('.sh'))
     if key not in CACHE:
-        CACHE[key] = run(path)
+        CACHE[key] = run_in(os.path.join(tree, where), 'shellcheck',
+                            *SC_FLAGS, os.path.basename(path)).stdout
     return CACHE[key]
-
-
-def before_after(tree, suffix, run):
-    """RUN(path) on the files with SUFFIX the patch modifies, at its
-    parent, then on those it adds or modifies, at the patch."""
-    old = changed(tree, 'HEAD', 'M', suffix)
-    now = changed(tree, 'HEAD', 'AM', suffix)
-    if not now:
-        return None
-    run_in(tree, 'git', 'checkout', '-q', 'HEAD~', ok=[0])
-    try:
-        before = {f: cached(tree, f, run) for f in old}
-    finally:
-        run_in(tree, 'git', 'checkout', '-q', '-', ok=[0])
-    return before, {f: cached(tree, f, run) for f in now}
 
 
 def python(tree):
@@ -302,20 +265,23 @@ def python(tree):
 
 
 def shellcheck(tree):
-    """shellcheck's findings in the .sh files, before and after the patch
-    at HEAD."""
-    def run(path):
-        return run_in(os.path.join(tree, os.path.dirname(path)), 'shellcheck',
-                      *SC_FLAGS, os.path.basename(path)).stdout
-
-    res = before_after(tree, '.sh', run)
-    if res is None:
+    """shellcheck's findings in the .sh files the patch at HEAD adds or
+    modifies, before and after it: more errors fail, more warnings warn,
+    and a new or compliant script must have no finding."""
+    old = changed(tree, 'HEAD', 'M', '.sh')
+    now = changed(tree, 'HEAD', 'AM', '.sh')
+    if not now:
         return Result('shellcheck', PASS, 'No shell scripts touched, skip')
-    before, after = res
-    errors_before, errors_after = (
-        sum(o.count(' (error):') for o in r.values()) for r in res)
-    warns_before, warns_after = (
-        sum(o.count(' (warning):') for o in r.values()) for r in res)
+    run_in(tree, 'git', 'checkout', '-q', 'HEAD~', ok=[0])
+    try:
+        before = {f: findings(tree, f) for f in old}
+    finally:
+        run_in(tree, 'git', 'checkout', '-q', '-', ok=[0])
+    after = {f: findings(tree, f) for f in now}
+    errors_before, errors_after = (sum(o.count(' (error):') for o in
+                                       r.values()) for r in (before, after))
+    warns_before, warns_after = (sum(o.count(' (warning):') for o in
+                                     r.values()) for r in (before, after))
     # A new script, or one that was compliant, must stay so entirely
     for script, out in after.items():
         if out and not before.get(script):
@@ -342,10 +308,11 @@ def get_maintainer(tree, commit, path):
 
 
 def cc_maintainers(path, gm_out):
-    """Whether the patch at PATH is addressed to the maintainers that
-    get_maintainer.pl's output GM_OUT names."""
-    with open(path, encoding='utf-8') as file:
-        msg = email.message_from_file(file)
+    """Whether the patch at PATH is addressed (To:, Cc:, From:) to the
+    maintainers get_maintainer.pl's output GM_OUT names; skipped when it
+    has no To: yet."""
+    msg = email.message_from_string(
+        pathlib.Path(path).read_text(encoding='utf-8'))
     if not msg.get_all('to'):
         return Result('cc_maintainers', SKIP, 'not addressed yet (series.sh '
                       'send --maintainers addresses it)')
@@ -369,14 +336,15 @@ def cc_maintainers(path, gm_out):
 
 def subject(path):
     """The subject of the patch at PATH, its whitespace folded."""
-    with open(path, encoding='utf-8') as file:
-        return ' '.join(email.message_from_file(file).get('subject', '')
-                        .split())
+    text = pathlib.Path(path).read_text(encoding='utf-8')
+    return ' '.join(email.message_from_string(text).get('subject', '').split())
 
 
 def series_format(cover, patches, netdev=True):
     """NIPA's series_format on the cover letter COVER (or None) and
-    PATCHES; NETDEV: the subject must name net or net-next."""
+    PATCHES: a cover letter (from 3 patches), at most MAX_PATCHES, every
+    subject numbered in order with the cover letter's prefix, which names
+    net or net-next (NETDEV)."""
     total, bad = len(patches), []
     if not cover and total >= 3:
         bad.append((WARN, 'Series does not have a cover letter'))
@@ -425,21 +393,17 @@ def section_files(tree, section, enough=500):
 def new_files(patches):
     """{file: the patch that adds it}: the new files of PATCHES that
     need a MAINTAINERS entry."""
-    new = {}
-    for patch in patches:
-        with open(patch, encoding='utf-8') as file:
-            lines = file.read().split('\n')
-        for line, nxt in itertools.pairwise(lines):
-            path = nxt[len('+++ b/'):]
-            if line == '--- /dev/null' and nxt.startswith('+++ b/') and \
-               not path.startswith(('Documentation/', 'tools/testing/')) and \
-               not path.endswith(('/Makefile', '/Kconfig')):
-                new[path] = patch
-    return new
+    return {path: patch for patch in patches for path, is_new in
+            written(pathlib.Path(patch).read_text(encoding='utf-8'))
+            if is_new and not path.startswith(('Documentation/',
+                                               'tools/testing/'))
+            and not path.endswith(('/Makefile', '/Kconfig'))}
 
 
 def maintainers_coverage(tree, patches):
-    """(Result, the patch that adds each uncovered file)."""
+    """(Result, the patch that adds each uncovered file): a new file
+    outside Documentation/ and tools/testing/ has a MAINTAINERS entry of
+    fewer than 75 files."""
     new = new_files(patches)
     level, uncovered, notes = PASS, [], []
     for path in sorted(new):
@@ -469,32 +433,23 @@ def maintainers_coverage(tree, patches):
 def notes_text(path):
     """A patch's notes (below the '---' up to the diff), or a cover
     letter's text."""
-    with open(path, encoding='utf-8') as file:
-        text = file.read()
+    text = pathlib.Path(path).read_text(encoding='utf-8')
     if os.path.basename(path).startswith('0000-'):
         return text.partition('\n\n')[2]
     return text.partition('\n---\n')[2].partition('\ndiff --git ')[0]
 
 
-def excused(res, paths):
-    """The reason one of PATHS gives for RES's check, by name."""
-    for path in paths:
-        for check, reason in NOTE.findall(notes_text(path)):
-            if check == res.check:
-                return reason
-    return None
-
-
 def report(name, res, paths):
-    """Print RES's line for NAME; whether it is ok (or excused by one of
-    PATHS)."""
+    """Print RES's line for NAME; whether it is ok (or excused by name in
+    the notes of one of PATHS)."""
     if res.level == PASS:
         print(f'ok - {name} {res.check}: {res.desc}')
         return True
     if res.level == SKIP:
         print(f'ok - {name} {res.check} # SKIP {res.desc}')
         return True
-    reason = excused(res, paths)
+    reason = next((r for p in paths for check, r in
+                   NOTE.findall(notes_text(p)) if check == res.check), None)
     if reason:
         print(f'ok - {name} {res.check}: {res.level}: {res.desc} '
               f'(excused in the notes: {reason})')
@@ -513,8 +468,7 @@ def check_patch(tree, path, commit, gm_out):
     title = run_in(tree, 'git', 'log', '-1', '--format=%s', ok=[0])
     if title.stdout.strip() not in subject(path):
         sys.exit(f'nipa.py: {commit} is not {path}')
-    with open(path, encoding='utf-8') as file:
-        text = file.read()
+    text = pathlib.Path(path).read_text(encoding='utf-8')
     good = True
     for res in (checkpatch(tree), deprecated_api(tree),
                 check_selftest(tree, text), python(tree),
