@@ -67,8 +67,8 @@ def run_in(tree, *args, ok=None, text=True, env=None):
     proc = subprocess.run(args, cwd=tree, capture_output=True, text=text,
                           env=env, check=False)
     if ok is not None and proc.returncode not in ok:
-        sys.exit(f"nipa.py: {' '.join(args)}: exit {proc.returncode}: "
-                 f"{str(proc.stderr).strip()}")
+        sys.exit(f"{os.path.basename(sys.argv[0])}: {' '.join(args)}: exit "
+                 f"{proc.returncode}: {str(proc.stderr).strip()}")
     return proc
 
 
@@ -295,15 +295,16 @@ def shellcheck(tree):
 
 # -- cc_maintainers -----------------------------------------------------
 
-def get_maintainer(tree, commit, path):
-    """get_maintainer.pl's output for the patch at PATH, with MAINTAINERS
-    as COMMIT has it (NIPA runs it in the tree at that commit)."""
+def get_maintainer(tree, commit, path, *flags):
+    """get_maintainer.pl's output (with FLAGS) for the patch at PATH, with
+    MAINTAINERS as COMMIT has it (NIPA runs it in the tree at that
+    commit), no git history."""
     with tempfile.NamedTemporaryFile() as file:
         file.write(run_in(tree, 'git', 'show', commit + ':MAINTAINERS',
                           ok=[0], text=False).stdout)
         file.flush()
         return run_in(tree, 'perl', 'scripts/get_maintainer.pl', '--mpath',
-                      file.name, '--no-git-fallback', '--', path,
+                      file.name, '--no-git-fallback', *flags, '--', path,
                       ok=[0]).stdout
 
 

@@ -550,7 +550,7 @@ cmd_send()
 	if [ "$opt" = --maintainers ]; then
 		make_base "$(base_tree)" "$work/git" >/dev/null
 		am "$work/git" "${list[@]}" || exit 1
-		python3 "$series/recipients.py" "$work/git" "$(base_tree)" "$out"
+		python3 "$series/recipients.py" "$work/git" "$out"
 	fi
 	ls "$out"/[0-9][0-9][0-9][0-9]-*.patch
 }
