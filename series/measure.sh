@@ -1,26 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The cover letter's figures, measured: upstream's bench_page_pool.ko
-# (the base tree's own) and the series', both built against one kernel
-# and loaded in one deterministic boot, upstream's by insmod with its
-# kernel log kept (ab/ktap.py reads its Type: lines), the series' by its
-# test_bench_page_pool.sh (vmtest.sh -D:
-# QEMU -icount shift=0, instructions per element that repeat from boot
-# to boot); then ab/verdict.py's table of upstream against the series,
-# the tests only the series has as rows of their own. One boot a side
-# gives no spread, so its verdicts are "same" or "unknown": read the
-# figures. Paste the table into series/net-next/0000-cover-letter.patch.
+# The cover letter's figures: upstream's bench_page_pool.ko (the base
+# tree's own) and the series', both built against one kernel and loaded
+# in one deterministic boot (vmtest.sh -D: instructions per element that
+# repeat from boot to boot), upstream's by insmod (ab/ktap.py reads the
+# Type: lines of its kernel log), the series' by its
+# test_bench_page_pool.sh; then ab/verdict.py's table of upstream against
+# the series. One boot a side gives no spread, so its verdicts are "same"
+# or "unknown": read the figures. The modules, the script and the KTAP
+# are in VMTEST_CACHE/measure, which the guest can write (it replaces
+# /tmp with its own).
 #
 # usage: series/measure.sh [--kdir DIR] [--tree DIR] [--loops N]
 #   --kdir DIR  the built kernel to boot (default: the runner's build of
-#               the current target, 'vmtest.sh -t current --stop-after
-#               build', which builds it when it is missing)
+#               the current target, which builds it when it is missing)
 #   --tree DIR  the pristine tree the series applies to (default: the
 #               runner's pinned source)
 #   --loops N   the modules' loops parameter (default 1000000)
-#
-# The modules, the script and the KTAP are in VMTEST_CACHE/measure, which
-# the guest can write (it replaces /tmp with its own).
 
 set -eu
 self=$(realpath "$0")
@@ -32,7 +28,7 @@ export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmt
 
 usage()
 {
-	sed -n '3,21p' "$self" | cut -c3- >&2
+	sed -n '3,/^$/p' "$self" | cut -c3- >&2
 	exit 2
 }
 
