@@ -168,8 +168,7 @@ def makefile_errors(text):
     one block per variable."""
     errors = []
     for var, block in makefile_blocks(text).items():
-        nums = [n for n, _ in block]
-        lines = [ln for _, ln in block]
+        nums, lines = zip(*block)
         items = lines[:-1] if lines[-1].strip().startswith('#') else lines
         names = []
         for num, line in zip(nums, items):
@@ -378,12 +377,7 @@ def section_files(tree, section, enough=500):
         if not line.startswith('F:'):
             continue
         pat = line[2:].strip()
-        if pat.endswith('/'):
-            where, what = pat, '*'
-        elif '/' in pat:
-            where, what = os.path.dirname(pat), os.path.basename(pat)
-        else:
-            where, what = '.', pat
+        where, what = os.path.split(pat + '*' if pat.endswith('/') else pat)
         for _, _, names in os.walk(os.path.join(tree, where)):
             total += len(fnmatch.filter(names, what))
             if total >= enough:
@@ -412,10 +406,9 @@ def maintainers_coverage(tree, patches):
                      path, ok=[0]).stdout
         sections = [s for s in re.split(r'\n\s*\n', out) if 'F:' in s]
         counts = [section_files(tree, s) for s in sections]
-        heads = [s.split('\n')[0] for s in sections]
-        sizes = [f'~{c}' if c < 500 else '500+' for c in counts]
-        listed = ', '.join(f'{h} {z} files' for h, z in zip(heads, sizes))
-        notes.append(f'{path}: {listed}')
+        notes.append(f'{path}: ' + ', '.join(
+            s.split('\n')[0] + (f' ~{c}' if c < 500 else ' 500+') + ' files'
+            for s, c in zip(sections, counts)))
         if not any(0 < c < 75 for c in counts):
             level = max(level, FAIL if min(counts, default=999999) >= 500
                         else WARN, key=[PASS, WARN, FAIL].index)
