@@ -310,9 +310,7 @@ cmd_export()
 		"$SELFTESTS_MK" | Documentation/*index.rst) ;;
 		*)
 			if [ -f "$work/a/$p" ]; then
-				mkdir -p "$(dirname "$repo/$p")"
-				cp "$work/a/$p" "$repo/$p"
-				chmod "$(stat -c %a "$work/a/$p")" "$repo/$p"
+				install -D -m "$(stat -c %a "$work/a/$p")" "$work/a/$p" "$repo/$p"
 			else
 				rm -f "$repo/$p"
 			fi
@@ -480,7 +478,8 @@ cmd_check()
 
 cmd_nipa()
 {
-	local tree s rc=0 pids=()
+	local tree s rc=0
+	local -A pid
 
 	# shellcheck disable=SC2086 # a list of names
 	[ $# -gt 0 ] || set -- $ORDER
@@ -496,11 +495,10 @@ cmd_nipa()
 			echo "# series/$s"
 			python3 "$series/nipa.py" "$work/$s" "$series/$s"
 		) >"$work/$s.nipa" 2>&1 &
-		pids+=($!)
+		pid[$s]=$!
 	done
 	for s in "$@"; do
-		wait "${pids[0]}" || rc=1
-		pids=("${pids[@]:1}")
+		wait "${pid[$s]}" || rc=1
 		cat "$work/$s.nipa"
 	done
 	exit "$rc"
