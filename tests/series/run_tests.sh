@@ -249,42 +249,33 @@ else
 	not_ok "shellcheck is there for NIPA's checks"
 fi
 # nipa.py's rules catch what NIPA's do.
-rules=$(python3 - "$REPO/series" "$work/nomail" <<'PY'
+printf 'From: Series Tester <series-tester@example.org>\nTo: x@y.org\n\nbody\n' >"$work/nomail"
+rules=$(cd "$REPO/series" && python3 - "$work/nomail" <<'PY'
 import sys
-sys.path.insert(0, sys.argv[1])
 import nipa
-with open(sys.argv[2], 'w', encoding='utf-8') as f:
-    f.write('From: Series Tester <series-tester@example.org>\nTo: x@y.org\n\nbody\n')
 print(bool(nipa.makefile_errors('TEST_FILES := a.py b.py\n')),
       nipa.makefile_errors('TEST_FILES := \\\n\ta.py \\\n\tb.py \\\n'
                            '# end of TEST_FILES\n'),
       bool(nipa.makefile_errors('TEST_PROGS := \\\n\tb.sh \\\n\ta.sh \\\n'
                                 '# end of TEST_PROGS\n')),
-      nipa.cc_maintainers(sys.argv[2], 'A <a@example.org> (maintainer:X)\n'
+      nipa.cc_maintainers(sys.argv[1], 'A <a@example.org> (maintainer:X)\n'
                           'netdev@vger.kernel.org (open list:X)\n').level)
 PY
 )
 check "nipa.py's rules: two values on a line, unsorted items are bad formats, netdev's is good; maintainers not in To:/Cc: fail" \
 	test "$rules" = "True [] True fail"
 # deprecated_api as NIPA counts it: more module_param lines fail, the
-# same number warns.
-git init -q "$work/dep" && printf 'module_param(a, int, 0);\n' >"$work/dep/m.c" &&
-	git -C "$work/dep" add -A && git -C "$work/dep" -c user.name=t -c user.email=t@t commit -qm a
-printf 'module_param(a, int, 0);\nmodule_param(b, int, 0);\n' >"$work/dep/m.c"
-git -C "$work/dep" -c user.name=t -c user.email=t@t commit -qam b
-levels=$(python3 - "$REPO/series" "$work/dep" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-import nipa
-print(nipa.deprecated_api(sys.argv[2]).level, nipa.python(sys.argv[2]).level)
-PY
-)
+# same number warns. pylint and ruff are not reproduced: a patch with
+# Python fails.
+dep=$work/dep
+git init -q "$dep" && git -C "$dep" config user.name t && git -C "$dep" config user.email t@t
+printf 'module_param(a, int, 0);\n' >"$dep/m.c" && git -C "$dep" add -A && git -C "$dep" commit -qm a
+printf 'module_param(b, int, 0);\n' >>"$dep/m.c" && git -C "$dep" commit -qam b
+levels=$(cd "$REPO/series" && python3 -c 'import nipa, sys; print(nipa.deprecated_api(sys.argv[1]).level, nipa.python(sys.argv[1]).level)' "$dep")
 check "deprecated_api: a patch adding a module_param fails; no Python passes" \
 	test "$levels" = "fail pass"
-# pylint and ruff are not reproduced: a patch with Python fails.
-echo 'print(1)' >"$work/dep/t.py"
-git -C "$work/dep" add t.py && git -C "$work/dep" -c user.name=t -c user.email=t@t commit -qm c
-levels=$(cd "$REPO/series" && python3 -c 'import nipa, sys; r = nipa.python(sys.argv[1]); print(r.level, r.desc)' "$work/dep")
+echo 'print(1)' >"$dep/t.py" && git -C "$dep" add t.py && git -C "$dep" commit -qm c
+levels=$(cd "$REPO/series" && python3 -c 'import nipa, sys; r = nipa.python(sys.argv[1]); print(r.level, r.desc)' "$dep")
 check "a patch adding a .py file fails nipa.py, naming it" \
 	test "$levels" = "fail not reproduced here: t.py"
 
