@@ -309,34 +309,31 @@ cmd_export()
 			;;
 		"$SELFTESTS_MK" | Documentation/*index.rst) ;;
 		*)
-			if [ -f "$work/a/$p" ]; then
+			rm -f "$repo/$p"
+			[ ! -f "$work/a/$p" ] ||
 				install -D -m "$(stat -c %a "$work/a/$p")" "$work/a/$p" "$repo/$p"
-			else
-				rm -f "$repo/$p"
-			fi
 			;;
 		esac
 	done <"$work/paths"
 	# A project file no patch carries any more goes (check would fail).
-	project_files | grep -vxF -f "$work/paths" | while read -r p; do
-		[ "$p" = MAINTAINERS ] && continue
+	project_files | grep -vxF -f "$work/paths" -e MAINTAINERS | while read -r p; do
 		echo "series.sh: removing $p: no patch carries it"
 		rm -f "$repo/$p"
 	done
 	echo "series.sh: the project's files are what the base and both series give"
 }
 
-# undone DIR FIRST LAST: the lines that a patch FIRST..LAST removes or
-# rewrites which an earlier patch of FIRST..LAST added. A line a patch
+# undone DIR RANGE: the lines that a patch of RANGE removes or rewrites
+# which an earlier patch of RANGE added. A line a patch
 # moves (removes, and adds as it was, in another place) is no removal,
 # and it keeps the patch that added it (blame -C follows it).
 undone()
 {
-	local dir=$1 first=$2 last=$3 c i=0 f a n moved line
+	local dir=$1 range=$2 c i=0 f a n moved line
 	local -A num
 
 	moved=$(mktemp)
-	for c in $(git -C "$dir" rev-list --reverse "$first^..$last"); do
+	for c in $(git -C "$dir" rev-list --reverse "$range"); do
 		i=$((i + 1))
 		num[$c]=$i
 		[ "$i" -gt 1 ] || continue
@@ -370,7 +367,7 @@ undone()
 
 cmd_check()
 {
-	local tree s p bad=0 first last prev=base out
+	local tree s p bad=0 prev=base out
 	local -a list
 
 	tree=$(base_tree)
@@ -458,8 +455,7 @@ cmd_check()
 
 	prev=base
 	for s in $ORDER; do
-		first=$(git -C "$work/both" rev-list --reverse "$prev..$s" | head -n 1)
-		out=$(undone "$work/both" "$first" "$s")
+		out=$(undone "$work/both" "$prev..$s")
 		if [ -z "$out" ]; then
 			echo "ok - series/$s: no patch removes or rewrites a line an earlier one added"
 		else
