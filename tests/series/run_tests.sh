@@ -191,9 +191,7 @@ grep -E '^(not )?ok - |^#' "$work/real.log" | sed 's/^\(not \)\?ok - /&real: /'
 # selftest, the driver's syntax (hard links of the whole source; patch
 # -p1 writes new files).
 cp -al "$ksrc/." "$farm/"
-mapfile -t patches < <(for s in virtio net-next; do
-	find "$REPO/series/$s" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
-done)
+mapfile -t patches < <(python3 "$REPO/vmtest/lib/series_files.py" --series "$REPO" --patches)
 for p in "${patches[@]}"; do
 	name=${p#"$REPO"/series/}
 	if ! patch -p1 -N -s -f --no-backup-if-mismatch -d "$farm" <"$p" >"$work/step.log" 2>&1; then
