@@ -60,23 +60,15 @@ git -C "$k" init -q && git -C "$k" add -A &&
 fk=$k/tools/testing/selftests
 mkdir -p "$fk/ptr_ring"
 echo 'TEST_GEN_PROGS := p' >"$fk/ptr_ring/Makefile"
-python3 - "$k" <<'PY'
-import sys
-d = sys.argv[1]
-m = open(d + '/MAINTAINERS').read().replace('THE REST\n', """PTR_RING
+ptr_ring='PTR_RING
 M:	Someone Else <else@example.org>
 L:	netdev@vger.kernel.org
 S:	Maintained
 F:	include/linux/ptr_ring.h
-F:	tools/testing/selftests/ptr_ring/
-
-THE REST
-""")
-open(d + '/MAINTAINERS', 'w').write(m)
-mk = d + '/tools/testing/selftests/Makefile'
-t = open(mk).read().replace('TARGETS += ptrace', 'TARGETS += ptr_ring\nTARGETS += ptrace')
-open(mk, 'w').write(t)
-PY
+F:	tools/testing/selftests/ptr_ring/'
+awk -v e="$ptr_ring" '/^THE REST$/ { print e "\n" } { print }' "$k/MAINTAINERS" >"$work/m" &&
+	mv "$work/m" "$k/MAINTAINERS"
+sed -i 's|^TARGETS += ptrace$|TARGETS += ptr_ring\n&|' "$fk/Makefile"
 git -C "$k" add -A && git -C "$k" -c user.name=t -c user.email=t@t commit -qm virtio
 mkdir -p "$series/series/virtio" "$series/series/net-next"
 git -C "$k" format-patch -q --cover-letter -o "$series/series/virtio" HEAD~
@@ -102,17 +94,7 @@ for f in tools/testing/selftests/net/bench/Makefile \
 done
 mkdir -p "$series/tools/testing/selftests/ptr_ring"
 echo 'TEST_GEN_PROGS := p' >"$series/tools/testing/selftests/ptr_ring/Makefile"
-cat >"$series/MAINTAINERS" <<'EOM'
-PAGE POOL
-F:	tools/testing/selftests/net/bench/
-
-PTR_RING
-M:	Someone Else <else@example.org>
-L:	netdev@vger.kernel.org
-S:	Maintained
-F:	include/linux/ptr_ring.h
-F:	tools/testing/selftests/ptr_ring/
-EOM
+printf 'PAGE POOL\nF:\ttools/testing/selftests/net/bench/\n\n%s\n' "$ptr_ring" >"$series/MAINTAINERS"
 
 files=$REPO/vmtest/lib/series_files.py
 check "--patches lists virtio's, then net-next's, without their cover letters" \
