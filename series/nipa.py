@@ -340,17 +340,17 @@ def subject(path):
     return ' '.join(email.message_from_string(text).get('subject', '').split())
 
 
-def series_format(cover, patches, netdev=True):
-    """NIPA's series_format on the cover letter COVER (or None) and
+def series_format(covers, patches, netdev=True):
+    """NIPA's series_format on the cover letter COVERS (none or one) and
     PATCHES: a cover letter (from 3 patches), at most MAX_PATCHES, every
     subject numbered in order with the cover letter's prefix, which names
     net or net-next (NETDEV)."""
     total, bad = len(patches), []
-    if not cover and total >= 3:
+    if not covers and total >= 3:
         bad.append((WARN, 'Series does not have a cover letter'))
     if total > MAX_PATCHES:
         bad.append((FAIL, f'Series longer than {MAX_PATCHES} patches'))
-    head = subject(cover) if cover else subject(patches[0])
+    head = subject((covers + patches)[0])
     match = re.match(r'\[(.*?)\s*0*(\d+)/(\d+)\]', head)
     if not match or (netdev and
                      not re.search(r'\bnet(-next)?\b', match.group(1))):
@@ -478,18 +478,16 @@ def main():
         sys.exit(__doc__.split('\n\n')[1])
     tree, pdir = (os.path.abspath(a) for a in sys.argv[1:])
     files = sorted(glob.glob(os.path.join(pdir, '[0-9][0-9][0-9][0-9]-*.patch')))
-    cover = files[0] if files and '/0000-' in files[0] else None
-    patches = [f for f in files if f != cover]
+    covers = files[:1] if files and '/0000-' in files[0] else []
+    patches = files[len(covers):]
     commits = run_in(tree, 'git', 'rev-list', '--reverse',
                      f'HEAD~{len(patches)}..HEAD', ok=[0]).stdout.split()
     head = run_in(tree, 'git', 'rev-parse', '--abbrev-ref', 'HEAD',
                   ok=[0]).stdout.strip()
-    good = True
-    res = series_format(cover, patches,
-                        os.path.basename(pdir.rstrip('/')) == 'net-next')
-    good &= report('series', res, [cover] if cover else [])
+    good = report('series', series_format(
+        covers, patches, os.path.basename(pdir) == 'net-next'), covers)
     res, where = maintainers_coverage(tree, patches)
-    good &= report('series', res, where + ([cover] if cover else []))
+    good &= report('series', res, where + covers)
     with ThreadPoolExecutor(os.cpu_count()) as pool:
         gm_outs = list(pool.map(lambda pc: get_maintainer(tree, pc[1], pc[0]),
                                 zip(patches, commits)))
