@@ -244,9 +244,8 @@ fill_cover()
 	                 flags=re.M)[0].strip('\n')
 	if 'Date' in msg:
 	    new = re.sub(r'^Date: .*$', 'Date: ' + msg['Date'], new, 1, re.M)
-	for k, v in (('*** SUBJECT HERE ***', subject),
-	             ('*** BLURB HERE ***', blurb)):
-	    new = new.replace(k, v, 1)
+	new = new.replace('*** SUBJECT HERE ***', subject, 1)
+	new = new.replace('*** BLURB HERE ***', blurb, 1)
 	new_file.write_text(new, encoding='utf-8')
 	EOF
 }
