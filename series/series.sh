@@ -473,7 +473,7 @@ cmd_check()
 
 cmd_nipa()
 {
-	local tree s rc=0
+	local tree s bad=0
 	local -A pid
 
 	# shellcheck disable=SC2086 # a list of names
@@ -493,10 +493,10 @@ cmd_nipa()
 		pid[$s]=$!
 	done
 	for s in "$@"; do
-		wait "${pid[$s]}" || rc=1
+		wait "${pid[$s]}" || bad=1
 		cat "$work/$s.nipa"
 	done
-	exit "$rc"
+	exit "$bad"
 }
 
 # reserved ADDRESS: the address is in a domain that is never a person's.
