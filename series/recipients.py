@@ -56,20 +56,17 @@ def split(found):
     return to_, cc_
 
 
-def header(name, addrs):
-    """A NAME: header of ADDRS, folded one a line; none for no ADDRS."""
-    return f'{name}: {FOLD.join(addrs)}\n' if addrs else ''
-
-
 def address(path, to_, cc_):
-    """Add To: and Cc: after the Subject: header (and its folded lines)."""
+    """Add To: and Cc: (none without addresses), one address a line, after
+    the Subject: header (and its folded lines)."""
     with open(path, encoding='utf-8') as file:
         head, sep, body = file.read().partition('\n\n')
     if re.search(r'^(To|Cc):', head, re.MULTILINE):
         sys.exit(f'recipients.py: {path} is addressed already')
+    added = ''.join(f'{name}: {FOLD.join(addrs)}\n'
+                    for name, addrs in (('To', to_), ('Cc', cc_)) if addrs)
     with open(path, 'w', encoding='utf-8') as file:
-        file.write(head + '\n' + (header('To', to_) + header('Cc', cc_))
-                   .rstrip('\n') + sep + body)
+        file.write(head + '\n' + added.rstrip('\n') + sep + body)
 
 
 def main():
