@@ -463,12 +463,11 @@ def check_patch(tree, path, commit, gm_out):
     if title.stdout.strip() not in subject(path):
         sys.exit(f'nipa.py: {commit} is not {path}')
     text = pathlib.Path(path).read_text(encoding='utf-8')
-    good = True
-    for res in (checkpatch(tree), deprecated_api(tree),
-                check_selftest(tree, text), python(tree),
-                shellcheck(tree), cc_maintainers(path, gm_out)):
-        good &= report(name, res, [path])
-    return good
+    results = (checkpatch(tree), deprecated_api(tree),
+               check_selftest(tree, text), python(tree),
+               shellcheck(tree), cc_maintainers(path, gm_out))
+    oks = [report(name, res, [path]) for res in results]
+    return all(oks)
 
 
 def main():
