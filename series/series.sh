@@ -179,7 +179,8 @@ make_base()
 }
 
 # notes PATCH: the text below the patch's '---' before its diffstat (as
-# format-patch --notes writes it, "Notes:" and indented, or as is).
+# format-patch --notes writes it, "Notes:" and indented, or as is), from
+# its first non-blank line (the caller's $(...) drops trailing ones).
 notes()
 {
 	awk '
@@ -187,7 +188,7 @@ notes()
 		body && !cut && /^---$/ { cut = 1; next }
 		cut && (/^ [^ ].* \| / || /^ [0-9]+ files? changed/ || /^diff --git /) { exit }
 		cut { print }
-	' "$1" | sed '/^Notes:$/d; s/^    //' | sed -e '/./,$!d' | tac | sed -e '/./,$!d' | tac
+	' "$1" | sed '/^Notes:$/d; s/^    //' | sed '/./,$!d'
 }
 
 # am DIR PATCH...: git am, one commit each, notes restored.
