@@ -429,17 +429,15 @@ cmd_check()
 				done
 				;;
 			*)
-				if [ ! -f "$a" ] && [ ! -f "$repo/$p" ]; then
-					continue
-				elif [ ! -f "$a" ]; then
-					echo "$p: the project has it, the patches delete it or do not carry it"
-				elif [ ! -f "$repo/$p" ]; then
-					echo "$p: the patches give it, the project has none"
-				else
+				if [ -f "$a" ] && [ -f "$repo/$p" ]; then
 					diff -u --label "$p (patched)" --label "$p (project)" \
 						"$a" "$repo/$p" || true
 					[ "$(stat -c %A "$a" | cut -c4)" = "$(stat -c %A "$repo/$p" | cut -c4)" ] ||
 						echo "$p: executable in one only"
+				elif [ -f "$repo/$p" ]; then
+					echo "$p: the project has it, the patches delete it or do not carry it"
+				elif [ -f "$a" ]; then
+					echo "$p: the patches give it, the project has none"
 				fi
 				;;
 			esac
