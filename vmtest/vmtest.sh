@@ -45,107 +45,62 @@ usage: ${0##*/} [options] [-- command ...]
        ${0##*/} judge JOB
 
 Boot a kernel under QEMU and run the kselftests of this series inside it
-(installed on the host, run by run_kselftest.sh in the guest; --how tree
-runs 'make run_tests' in the guest as NIPA does). Exit 0 when all passed,
-4 when all were skipped, 1 on any failure (a test, a kernel or selftest
-build, a kernel splat: oops, BUG, WARNING, KASAN, kmemleak, lockdep, soft
-lockup, RCU stall, panic; a guest that does not reach userspace, or a
-timeout); 2 when the runner could not do its work (a bad option, a
-package it cannot install, a download); 130/143 when interrupted.
-Each run's files (result, logs/, install/, console.log, ktap/*.tap,
-kmemleak) are kept in CACHE/jobs/TARGET.*, made before anything else, and
-CACHE/jobs/TARGET points to the newest run that boots; its result says
-pass, skip, fail, error or interrupted, and the phase it reached.
-'judge JOB' judges a job's files again, as its run did (lib/judge.py),
-with the same exit code.
+(installed on the host, run by run_kselftest.sh in the guest). Exit 0
+when all passed, 4 when all were skipped, 1 on any failure (a test, a
+build, a kernel splat, a guest that does not reach userspace, a
+timeout), 2 when the runner could not do its work (a bad option, a
+package, a download), 130/143 when interrupted. Each run's files
+(result, record, logs/, install/, console.log, ktap/*.tap, kmemleak) are
+kept in CACHE/jobs/TARGET.*; CACHE/jobs/TARGET points to the newest run
+that boots. 'judge JOB' judges a job's files again, with the same exit
+code. vmtest/README.md says how each option works.
 
-  -t, --target T      a target vmtest/targets/ describes, one file each:
-                      current, distro, arm64 (current's tree, cross-built
-                      for arm64 and booted under qemu-system-aarch64 -M
-                      virt, TCG, with a root of Debian arm64 packages;
-                      --how install only, no -D); or both (current and
-                      distro) (default: both)
-  -k, --ksrc DIR      kernel tree for 'current' and 'arm64' (default: the
-                      linux-source-X.Y vmtest/sources.lock pins);
-                      never modified, the runner works on a hard-link copy
-                      to which it applies the series' committed patches
-                      (series/virtio/, series/net-next/)
-      --kdir DIR      'current', 'arm64': boot the kernel already built
-                      in DIR (DIR/arch/x86/boot/bzImage or
-                      DIR/arch/arm64/boot/Image, modules built against
-                      DIR) instead of building one
-  -c, --cpus N        vCPUs (default: 3, with -D 1: under -icount every
-                      vCPU's instructions advance the one clock the
-                      TSC follows, so other CPUs' work would count)
+  -t, --target T      current, distro, arm64 (vmtest/targets/), or both
+                      (current and distro) (default: both)
+  -k, --ksrc DIR      kernel tree for current and arm64 (default: the
+                      source vmtest/sources.lock pins), never modified:
+                      the series' patches go to a hard-link copy
+      --kdir DIR      current, arm64: boot the kernel built in DIR
+  -c, --cpus N        vCPUs (default: 3, with -D 1)
   -m, --mem SIZE      guest memory, QEMU syntax (default: $VM_MEM)
-  -D, --deterministic QEMU -icount shift=0: the guest's TSC advances one
-                      tick per executed instruction, so the benchmarks'
-                      cycles and ns become instruction counts that
-                      repeat from boot to boot (single-threaded, slower);
-                      the CPU is a named server model (x86:
-                      Skylake-Server-v4), whose flaws make the kernel
-                      patch in its mitigations, recorded in JOB/qemu
-      --attribute     with -D: where the instructions go, per test and
-                      function, and the events they hide (locked ops,
-                      fences, calls, string bytes, loads, stores)
-                      (QEMU plugin vmtest/plugin/insn_count.c,
-                      built from Debian's qemu source; the module's
-                      runner-only marks); JOB/insn-profile.txt, and a
-                      test whose functions are not its path's fails;
-                      JOB/model.tap: each test's model cycles, an
-                      estimate from the events (vmtest/lib/cycles.py);
-                      JOB/profile.json: the profile, for comparisons
-  -d, --debug         'current' as a debug kernel (KASAN, KMEMLEAK,
-                      PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS);
-                      kmemleak is scanned after the tests
-      --dma D         the DMA layer of the benchmark's *_dma tests: direct
-                      (default: dma-direct), swiotlb (swiotlb=force on
-                      the kernel command line: every map and sync
-                      bounces) or iommu (x86: q35 with QEMU's VT-d,
-                      intel_iommu=on, the pages mapped for QEMU's edu
-                      PCI device by a runner-only patch of the module,
-                      vmtest/guest/dma-iommu.patch; 'current' gets
-                      vmtest/config/iommu.config); the command line is
-                      in the KTAP
-      --profile P     'current' built as: tiny (default: the minimal
-                      kernel) or distro (with Debian's options that
-                      change the timed paths' code: static keys,
-                      mitigations, ftrace, memcg, NUMA, preemption;
-                      vmtest/config/distro.config says which and what
-                      still differs)
-  -p, --param K=V     benchmark module parameter (repeatable), passed as
-                      BENCH_PAGE_POOL_PARAMS to test_bench_page_pool.sh
+  -D, --deterministic QEMU -icount shift=0 on a named server CPU: the
+                      benchmarks' cycles and ns are instruction counts
+                      that repeat from boot to boot (x86)
+      --attribute     with -D: instructions per test and function, and
+                      the events they hide, in JOB/insn-profile.txt,
+                      JOB/model.tap (model cycles) and JOB/profile.json
+  -d, --debug         current as a debug kernel (KASAN, KMEMLEAK,
+                      lockdep, ...); kmemleak is scanned after the tests
+      --dma D         the *_dma tests' DMA layer: direct (default),
+                      swiotlb (every map bounces) or iommu (x86: VT-d)
+      --profile P     current built as tiny (default) or distro (with
+                      Debian's options that change the timed paths)
+  -p, --param K=V     benchmark module parameter (repeatable)
   -e, --env K=V       environment variable for the tests (repeatable)
-      --how H         install (the host installs the selftests, the
-                      guest runs run_kselftest.sh), tree (make run_tests
-                      in the guest), or both (default: install)
-      --accel A       kvm, tcg or auto (default: auto: KVM when a probe
-                      guest on it prints within ${KVM_PROBE_SECS} s, else TCG)
+      --how H         install (run_kselftest.sh), tree (make run_tests
+                      in the guest, as NIPA) or both (default: install)
+      --accel A       kvm, tcg or auto (default: KVM when a probe guest
+                      on it prints within ${KVM_PROBE_SECS} s, else TCG)
   -s, --shell         an interactive shell in the guest instead
   -T, --timeout SEC   kill a guest that runs longer (default: $VM_TIMEOUT)
   -K, --keep-going    run the next target after a failure or an error
-      --stop-after P  fetch, tree or build: stop after that phase and
-                      print each target's record (src=, tree=, kdir=,
-                      kernel=, job=), booting nothing
+      --stop-after P  fetch, tree or build: stop there and print each
+                      target's record (src=, tree=, kdir=, kernel=, job=)
       --job-file FILE each target's job directory, a line each, added
-                      to FILE as soon as it is made: a script follows
-                      the run in JOB/result (its phase) and reads JOB's
-                      files, not this output
-      --keep          keep this run's jobs: every run deletes the jobs
-                      not modified for a day but those (JOB/keep)
+                      to FILE as soon as it is made
+      --keep          keep this run's jobs (every run deletes the jobs
+                      not modified for a day, but kept ones)
   -v, --verbose       show build logs and the full kernel console
       --cache DIR     cache directory (default: $VMTEST_CACHE)
   -h, --help          this text
   -- command ...      run this command in the guest instead of the
                       selftests (in the prepared tree's directory)
 
-The guest sees the host's files read-only at their paths, except below
-/tmp, /var/tmp, /run and /dev/shm, where it has its own tmpfs: the
-runner, its cache and the files a command uses must live elsewhere.
-
-Environment: VMTEST_CACHE (cache directory), as --cache; VMTEST_ACCEL,
-as --accel; VMTEST_BOOT_TIMEOUT, seconds a guest has to reach userspace
-(default: $BOOT_TIMEOUT); the others: vmtest/README.md, Environment.
+The guest sees the host's files read-only, but for its own tmpfs on
+/tmp, /var/tmp, /run and /dev/shm: the runner and its cache must live
+elsewhere. Environment: VMTEST_CACHE, VMTEST_ACCEL (as --cache, --accel),
+VMTEST_BOOT_TIMEOUT (seconds to reach userspace, default: $BOOT_TIMEOUT);
+the others: vmtest/README.md, Environment.
 EOF
 }
 
