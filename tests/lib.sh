@@ -39,25 +39,19 @@ tests_done()
 	[ "$TESTS_FAILED" -eq 0 ] && [ "$TESTS_PASSED" -gt 0 ]
 }
 
-# subtests SCRIPT...: scripts of a group's checks, run together:
-# their checks and comments pass on, the checks counted as the group's;
-# one that prints no check, or exits non-zero without a failed one,
-# fails here.
-# subtests_start SCRIPT... starts them (they wait more than they compute)
-# while the group goes on; subtests_report waits for them and reports.
+# subtests SCRIPT...: scripts of a group's checks, run together (they
+# wait more than they compute): their checks and comments pass on, the
+# checks counted as the group's; one that prints no check, or exits
+# non-zero without a failed one, fails here. (beside starts one while
+# the group goes on; subtests_report waits for them and reports.)
 subtests()
-{
-	subtests_start "$@"
-	subtests_report
-}
-
-subtests_start()
 {
 	local s
 
-	for s in "$@"; do
+	for s; do
 		beside "$s"
 	done
+	subtests_report
 }
 
 # beside CMD [ARG...]: CMD (a script, or a function of the group, such
@@ -97,44 +91,38 @@ subtests_report()
 		else
 			continue
 		fi
-		not_ok "${s##*/}: $why" "exit $rc"
-		tail -n 15 "$log" | sed 's/^/#   /'
+		not_ok "${s##*/}: $why" "exit $rc" "$(tail -n 15 "$log")"
 	done
 	rm -rf "$SUBTEST_DIR"
 	SUBTEST_SHELL=
 }
 
-# check NAME CMD...: ok when CMD exits 0; its output is shown on failure.
-check()
-{
-	local name=$1 log
-
-	shift
-	log=$(mktemp)
-	if "$@" >"$log" 2>&1; then
-		ok "$name"
-	else
-		not_ok "$name" "exit $?: $*"
-		tail -n 30 "$log" | sed 's/^/#   /'
-	fi
-	rm -f "$log"
-}
-
 # expect_rc NAME RC LOG CMD...: ok when CMD exits RC; output kept in LOG.
+# (Its locals are named apart: CMD may be a group's function that reads
+# the group's own $rc.)
 expect_rc()
 {
-	local name=$1 want=$2 log=$3 rc
+	local name=$1 want_rc=$2 log=$3 got_rc
 
 	shift 3
 	"$@" >"$log" 2>&1
-	rc=$?
-	if [ "$rc" -eq "$want" ]; then
+	got_rc=$?
+	if [ "$got_rc" -eq "$want_rc" ]; then
 		ok "$name"
 		return 0
 	fi
-	not_ok "$name" "exit $rc, expected $want: $*"
-	tail -n 30 "$log" | sed 's/^/#   /'
+	not_ok "$name" "exit $got_rc, expected $want_rc: $*" "$(tail -n 30 "$log")"
 	return 1
+}
+
+# check NAME CMD...: ok when CMD exits 0; its output is shown on failure.
+check()
+{
+	local log
+
+	log=$(mktemp)
+	expect_rc "$1" 0 "$log" "${@:2}"
+	rm -f "$log"
 }
 
 # expect_grep NAME LOG ERE: ok when LOG has a line matching ERE.
@@ -200,18 +188,6 @@ need_tools()
 	(apt_install "${need[@]}") 2>"$OUT/need-tools.log" ||
 		echo "# installing ${need[*]} failed: $(tail -n 1 "$OUT/need-tools.log")"
 )
-
-# need_runner_tools: what the runner installs before it builds a kernel
-# (vmtest/lib/packages.sh's host_tools), for checks that configure or
-# build one before any runner call.
-need_runner_tools()
-{
-	local -a tools
-
-	# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/packages.sh
-	mapfile -t tools < <(. "$REPO/vmtest/lib/packages.sh" && host_tools)
-	need_tools "${tools[@]}"
-}
 
 # runner_record TARGET PHASE [VMTEST-ARGS...]: vmtest_record's record
 # (src, tree, kdir, kernel, root, job: the run's job directory, whose
@@ -329,29 +305,23 @@ debian_source()
 	fi
 )
 
-# fetch_ruff DIR: sid's ruff with sid's loader and libraries unpacked in
-# DIR/root (bookworm has no ruff, and sid's needs a newer C library),
-# fetched with the runner's private apt setup.
-fetch_ruff()
-(
-	runner_libs
-	newer_apt_update
-	mapfile -t opts < <(newer_apt_opts)
-	rm -rf "$1" && mkdir -p "$1/deb" && cd "$1/deb" &&
-		apt-get "${opts[@]}" -t sid download ruff libc6 libgcc-s1 &&
-		for deb in ./*.deb; do dpkg-deb -x "$deb" "$1/root" || exit 1; done
-) >"$OUT/ruff-download.log" 2>&1
-
 # ensure_ruff: ruff on PATH (tests/static lints the project's Python with
-# it, as NIPA does a patch's), fetched once into the cache; fails when it
+# it, as NIPA does a patch's), fetched once into the cache: sid's, with
+# sid's loader and libraries (bookworm has no ruff, and sid's needs a
+# newer C library), by the runner's private apt setup; fails when it
 # cannot be had.
 ensure_ruff()
 {
 	local rdir=$VMTEST_CACHE/tools/ruff
 
 	command -v ruff >/dev/null && return 0
-	if [ ! -x "$rdir/bin/ruff" ]; then
-		fetch_ruff "$rdir" && mkdir -p "$rdir/bin" || return 1
+	[ -x "$rdir/bin/ruff" ] || (
+		runner_libs
+		newer_apt_update
+		mapfile -t opts < <(newer_apt_opts)
+		rm -rf "$rdir" && mkdir -p "$rdir/deb" "$rdir/bin" && cd "$rdir/deb" &&
+			apt-get "${opts[@]}" -t sid download ruff libc6 libgcc-s1 || exit 1
+		for deb in ./*.deb; do dpkg-deb -x "$deb" "$rdir/root" || exit 1; done
 		cat >"$rdir/bin/ruff" <<-WRAP
 		#!/bin/sh
 		lib=$rdir/root/usr/lib/x86_64-linux-gnu
@@ -359,7 +329,7 @@ ensure_ruff()
 			$rdir/root/usr/bin/ruff "\$@"
 		WRAP
 		chmod +x "$rdir/bin/ruff"
-	fi
+	) >"$OUT/ruff-download.log" 2>&1
 	"$rdir/bin/ruff" --version >/dev/null 2>&1 && PATH=$rdir/bin:$PATH
 }
 

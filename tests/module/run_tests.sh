@@ -12,7 +12,11 @@
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 # shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/kbuild.sh
 . "$REPO/vmtest/lib/kbuild.sh"
-need_runner_tools
+# What the runner installs before it builds a kernel (packages.sh's
+# host_tools): these checks configure and build before any runner call
+# shellcheck source-path=SCRIPTDIR source=../../vmtest/lib/packages.sh
+mapfile -t tools < <(. "$REPO/vmtest/lib/packages.sh" && host_tools)
+need_tools "${tools[@]}"
 
 src=$REPO/tools/testing/selftests/net/bench/page_pool
 
