@@ -55,17 +55,8 @@ done
 # A machine without the cross compiler and QEMU's arm emulator, and a
 # user who cannot install them: a PATH without them, an 'id' that is not
 # root's. (A record query of fetch or tree needs neither.)
-mkdir -p "$work/path"
-for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
-	for f in "$d"/*; do
-		case ${f##*/} in
-		aarch64-linux-gnu-* | qemu-system-aarch64 | id) continue ;;
-		esac
-		[ -e "$work/path/${f##*/}" ] || ln -s "$f" "$work/path/"
-	done
-done
-printf '#!/bin/sh\necho 1000\n' >"$work/path/id"
-chmod +x "$work/path/id"
+path_without "$work/path" 'aarch64-linux-gnu-*' qemu-system-aarch64 id
+standin "$work/path/id" 'echo 1000'
 expect_rc "arm64: missing tools are refused" 2 "$work/tools.log" \
 	env PATH="$work/path" "$VMTEST" -t arm64 --stop-after build \
 	--cache "$work/cache" &&

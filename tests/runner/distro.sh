@@ -19,8 +19,7 @@ export FAKE_APT_LOG=$work/apt.log
 rel=$FAKE_REL ver=$FAKE_VER
 
 mkdir -p "$work/bin" "$work/job"
-cat >"$work/bin/apt-cache" <<'STANDIN'
-#!/bin/bash
+standin "$work/bin/apt-cache" <<'STANDIN'
 # apt-cache show --no-all-versions PACKAGE, as Debian's index answers.
 r=$FAKE_REL v=$FAKE_VER p=${*: -1}
 echo "Package: $p"
@@ -33,8 +32,7 @@ linux-headers-$r)
 *) exit 100 ;;
 esac
 STANDIN
-cat >"$work/bin/apt-get" <<'STANDIN'
-#!/bin/bash
+standin "$work/bin/apt-get" <<'STANDIN'
 # apt-get [-o X=Y]... download PACKAGE=VERSION...: Debian's kernel
 # packages, as far as the runner uses them, built with dpkg-deb; update
 # does nothing.
@@ -77,7 +75,6 @@ for p in "$@"; do
 	rm -rf "$d"
 done
 STANDIN
-chmod +x "$work/bin/"*
 
 touch "$work/stamp"
 sleep 1

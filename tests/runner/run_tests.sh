@@ -27,16 +27,14 @@ beside "$TESTS_DIR/runner/distro.sh"
 beside "$TESTS_DIR/runner/update_lock.sh"
 
 # A script that stops early is not a smaller pass.
-printf '#!/bin/sh\necho "ok - one"\nexit 3\n' >"$work/early.sh"
-printf '#!/bin/sh\necho "# nothing"\n' >"$work/silent.sh"
-chmod +x "$work/early.sh" "$work/silent.sh"
+standin "$work/early.sh" 'echo "ok - one"' 'exit 3'
+standin "$work/silent.sh" 'echo "# nothing"'
 sub=$(subtests "$work/early.sh" "$work/silent.sh")
 check "subtests: exit 3 after a passed check is a failed check" \
 	grep -q '^not ok - early.sh: exits 0 or with a failed check' <<<"$sub"
 check "subtests: a script that prints no check is a failed check" \
 	grep -q '^not ok - silent.sh: reports its checks' <<<"$sub"
-printf '#!/bin/bash\necho "ok - one"\nno_such_command_here\n' >"$work/err.sh"
-chmod +x "$work/err.sh"
+standin "$work/err.sh" 'echo "ok - one"' no_such_command_here
 check "subtests: a shell error is passed on, for tests/run.sh to fail" \
 	grep -qE '^/[^ ]+/err.sh: line 3: no_such_command_here: ' \
 	<<<"$(subtests "$work/err.sh")"
@@ -147,14 +145,8 @@ guest_rc()
 
 	shift
 	mkdir -p "$dir/install"
-	{
-		echo '#!/bin/sh'
-		echo "cat <<'KTAP'"
-		echo 'TAP version 13'
-		printf '%s\n' "$@"
-		echo 'KTAP'
-	} >"$dir/install/run_kselftest.sh"
-	chmod +x "$dir/install/run_kselftest.sh"
+	standin "$dir/install/run_kselftest.sh" "cat <<'KTAP'" 'TAP version 13' \
+		"$@" KTAP
 	"$REPO/vmtest/guest/selftests.sh" install "$REPO" "net/bench ptr_ring" \
 		"$dir" "$dir/install" >"$dir.guest.log" 2>&1
 	echo $? >"$dir/rc"

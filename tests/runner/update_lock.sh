@@ -28,8 +28,7 @@ machine linux-source-6.12 6.12.120-1~deb12u1
 machine linux-image-6.12-amd64 6.12.120-1~deb12u1 linux-image-6.12.120+deb12-amd64 (= 6.12.120-1~deb12u1)
 machine linux-image-6.12.120+deb12-amd64 6.12.120-1~deb12u1
 EOF
-cat >"$work/bin/apt-cache" <<'STANDIN'
-#!/bin/bash
+standin "$work/bin/apt-cache" <<'STANDIN'
 # apt-cache [-o X=Y]... search --names-only RE | show [--no-all-versions]
 # PKG | madison PKG, answered from $FAKE_INDEX
 idx=machine
@@ -59,12 +58,10 @@ show | madison)
 *) exit 100 ;;
 esac
 STANDIN
-cat >"$work/bin/apt-get" <<'STANDIN'
-#!/bin/bash
+standin "$work/bin/apt-get" <<'STANDIN'
 # apt-get [-o X=Y]... update: nothing to fetch
 [ "${*: -1}" = update ] || exit 100
 STANDIN
-chmod +x "$work/bin/"*
 
 cat >"$work/lock" <<'EOF'
 # a comment

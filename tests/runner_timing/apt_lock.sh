@@ -14,12 +14,10 @@ hold=$((300000 + $$))
 trap 'pkill -f "sleep $hold"; rm -rf "$work"' EXIT
 mkdir -p "$work/bin" "$work/job"
 export FAKE_APT_LOG=$work/apt.log
-cat >"$work/bin/apt-get" <<'STANDIN'
-#!/bin/bash
+standin "$work/bin/apt-get" <<'STANDIN'
 echo "apt-get $*" >>"$FAKE_APT_LOG"
 STANDIN
-printf '#!/bin/sh\necho 0\n' >"$work/bin/id"
-chmod +x "$work/bin/"*
+standin "$work/bin/id" 'echo 0'
 lock=$work/lock-frontend
 : >"$lock"
 

@@ -15,8 +15,7 @@ trap 'rm -rf "$work"' EXIT
 export FAKE_SLEEP=$((200000 + $$))
 
 mkdir -p "$work/groups/sleepy" "$work/groups/second"
-cat >"$work/groups/sleepy/run_tests.sh" <<'GROUP'
-#!/bin/bash
+standin "$work/groups/sleepy/run_tests.sh" <<'GROUP'
 echo "ok - sleepy started"
 # As vmtest.sh: a child in a process group of its own, which its trap stops.
 set -m
@@ -27,8 +26,7 @@ trap 'kill -- "-$child"; exit 143' TERM
 sleep "$FAKE_SLEEP" &
 wait
 GROUP
-printf '#!/bin/bash\necho "ok - second ran"\n' >"$work/groups/second/run_tests.sh"
-chmod +x "$work/groups/"*/run_tests.sh
+standin "$work/groups/second/run_tests.sh" 'echo "ok - second ran"'
 
 # interrupt NAME SIGNAL WHOM: run.sh with the two groups, SIGNAL to its
 # process group (WHOM=group) or to it alone, once the first group runs.
@@ -76,24 +74,14 @@ expect_grep "run.sh: the group's lines are in run.log" "$work/plain/run.log" \
 # Tools: run.sh installs nothing itself; a group asks for its own
 # (need_tools), installed through the runner's apt helpers. A machine
 # without the checkers, an apt-get that notes what it is asked, root.
-mkdir -p "$work/path" "$work/groups/tools"
-for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
-	for f in "$d"/*; do
-		case ${f##*/} in
-		shellcheck | pylint | clang | qemu-x86_64 | aarch64-linux-gnu-* | apt-get | id) continue ;;
-		esac
-		[ -e "$work/path/${f##*/}" ] || ln -s "$f" "$work/path/"
-	done
-done
-printf '#!/bin/sh\necho 0\n' >"$work/path/id"
-printf '#!/bin/sh\necho "apt-get $*" >>"%s"\n' "$work/apt.log" >"$work/path/apt-get"
-cat >"$work/groups/tools/run_tests.sh" <<GROUP
-#!/bin/bash
-. "$TESTS_DIR/lib.sh"
-need_tools "vmtest-no-such-tool vmtest-its-package" "bash bash"
-ok "tools ran"
-GROUP
-chmod +x "$work/path/id" "$work/path/apt-get" "$work/groups/tools/run_tests.sh"
+path_without "$work/path" shellcheck pylint clang qemu-x86_64 \
+	'aarch64-linux-gnu-*' apt-get id
+standin "$work/path/id" 'echo 0'
+standin "$work/path/apt-get" "echo \"apt-get \$*\" >>'$work/apt.log'"
+mkdir -p "$work/groups/tools"
+standin "$work/groups/tools/run_tests.sh" ". '$TESTS_DIR/lib.sh'" \
+	'need_tools "vmtest-no-such-tool vmtest-its-package" "bash bash"' \
+	'ok "tools ran"'
 env PATH="$work/path" TESTS_GROUPS="$work/groups" TESTS_OUT="$work/tools" \
 	"$TESTS_DIR/run.sh" second >"$work/tools.log" 2>&1
 check "run.sh installs nothing for a group that needs nothing" \
@@ -108,13 +96,11 @@ check "a group's need_tools installs what it lacks, and only that" \
 # stand-in under series_files' name) runs with an empty cache of its own
 # and, as root, in a network namespace with loopback alone.
 mkdir -p "$work/groups/series_files"
-cat >"$work/groups/series_files/run_tests.sh" <<'GROUP'
-#!/bin/bash
+standin "$work/groups/series_files/run_tests.sh" <<'GROUP'
 case $VMTEST_CACHE in "$TESTS_OUT"/unit-cache.*) ;; *) exit 1 ;; esac
 [ -z "$(ls -A "$VMTEST_CACHE")" ] && echo "ok - empty cache"
 echo "ok - interfaces: $(awk -F: 'NR > 2 { printf "%s", $1 }' /proc/net/dev)"
 GROUP
-chmod +x "$work/groups/series_files/run_tests.sh"
 TESTS_GROUPS=$work/groups TESTS_OUT=$work/unit "$TESTS_DIR/run.sh" \
 	series_files >"$work/unit.log" 2>&1
 expect_grep "run.sh: a unit group gets an empty cache of its own" \

@@ -22,14 +22,12 @@ echo "target=current result=pass rc=0 seconds=9 accel=tcg job=$cache/jobs/curren
 ln -s current.old "$cache/jobs/current"
 
 # A Debian that cannot be reached (FAKE_APT=hang: one that never answers).
-cat >"$work/bin/apt-get" <<'EOF'
-#!/bin/bash
+standin "$work/bin/apt-get" <<'STANDIN'
 [ "${FAKE_APT:-}" = hang ] && { sleep "${FAKE_SLEEP:-1000}" & wait; }
 echo "E: stand-in: cannot reach the mirror" >&2
 exit 100
-EOF
-printf '#!/bin/sh\nexit 100\n' >"$work/bin/apt-cache"
-chmod +x "$work/bin/apt-get" "$work/bin/apt-cache"
+STANDIN
+standin "$work/bin/apt-cache" 'exit 100'
 
 expect_rc "a run that cannot fetch: exit 2, not a test's 1" 2 "$work/fetch.log" \
 	env PATH="$work/bin:$PATH" "$VMTEST" -t current --cache "$cache" \

@@ -104,21 +104,10 @@ expect_grep "a new target file, vmtest/targets/x86b, prepares a tree of its own"
 # A record query needs neither QEMU nor a compiler: in a PATH that has
 # none of the build and boot tools, and an apt-get that must not run,
 # --stop-after tree answers.
-mkdir -p "$work/nobuild"
-for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
-	for f in "$d"/*; do
-		case ${f##*/} in
-		qemu-* | gcc* | cc | *-gcc | make | flex | bison | pahole | apt-get) ;;
-		*) [ -e "$work/nobuild/${f##*/}" ] || ln -s "$f" "$work/nobuild/" ;;
-		esac
-	done
-done
-printf '#!/bin/sh
-echo "apt-get $*" >>"%s"
-exit 100
-' "$work/apt.calls" \
-	>"$work/nobuild/apt-get"
-chmod +x "$work/nobuild/apt-get"
+path_without "$work/nobuild" 'qemu-*' 'gcc*' cc '*-gcc' make flex bison \
+	pahole apt-get
+standin "$work/nobuild/apt-get" "echo \"apt-get \$*\" >>'$work/apt.calls'" \
+	'exit 100'
 expect_rc "a record query without QEMU, gcc or make: exit 0" 0 "$work/query.log" \
 	env PATH="$work/nobuild" "$VMTEST" -t current --stop-after tree
 check "... with the tree in its record" grep -qF "tree=$tree " "$work/query.log"

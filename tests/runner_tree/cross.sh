@@ -25,8 +25,7 @@ mkdir -p "$sel/hello" "$work/bin"
 printf 'int main(void) { return 0; }\n' >"$sel/hello/hello.c"
 printf 'TEST_GEN_PROGS := hello\ninclude ../lib.mk\n' >"$sel/hello/Makefile"
 
-cat >"$work/bin/aarch64-linux-gnu-gcc" <<'STANDIN'
-#!/bin/bash
+standin "$work/bin/aarch64-linux-gnu-gcc" <<'STANDIN'
 # The host's gcc, its output's e_machine made EM_AARCH64 (183).
 gcc "$@" || exit
 out=a.out prev=
@@ -37,7 +36,6 @@ done
 [ ! -f "$out" ] || printf '\267\000' |
 	dd of="$out" bs=1 seek=18 conv=notrunc status=none
 STANDIN
-chmod +x "$work/bin/aarch64-linux-gnu-gcc"
 
 # The runner's selftest build of each target in a job of its own
 stage x86 selftests PATH="$work/bin:$PATH" FAKE_TARGET=current \
