@@ -108,11 +108,8 @@ done <<'REPORTS'
 [   12.345678] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
 [   12.345678] UBSAN: array-index-out-of-bounds in net/core/page_pool.c:42:1
 REPORTS
-job=$work/judge-kmemleak
-mkdir -p "$job"
-printf '%s\n' "vmtest-initramfs: userspace started" >"$job/console.log"
-echo 0 >"$job/rc"
-cat >"$job/kmemleak" <<'DUMP'
+mkdir -p "$work/judge-kmemleak"
+cat >"$work/judge-kmemleak/kmemleak" <<'DUMP'
 unreferenced object 0xffff888004c1e000 (size 4096):
   comm "insmod", pid 310, jiffies 4294893123
   hex dump (first 32 bytes):
@@ -121,10 +118,11 @@ unreferenced object 0xffff888004c1e000 (size 4096):
     kmalloc_trace+0x25/0x60
     splat_init+0x1e/0x1000 [splat]
 DUMP
-check "a kmemleak dump fails the run" test "$(judged "$job")" = 1
+check "a kmemleak dump fails the run" test "$(judge kmemleak 0)" = 1
 check "the kmemleak report is shown" \
-	grep -q 'kmemleak reported 1 suspected leak' "$job.log"
-check "the leaked object's backtrace is shown" grep -q 'splat_init' "$job.log"
+	grep -q 'kmemleak reported 1 suspected leak' "$work/judge-kmemleak.log"
+check "the leaked object's backtrace is shown" \
+	grep -q 'splat_init' "$work/judge-kmemleak.log"
 job=$work/judge-noguest
 mkdir -p "$job"
 echo "vmtest-initramfs: userspace started" >"$job/console.log"
