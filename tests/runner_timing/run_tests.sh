@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The runner's logic that takes seconds of waiting, with tests/runner's
-# stand-ins for QEMU and make: boots retried after an early crash
-# (boot_retry.sh); a KVM that cannot run a guest falls back to TCG; a
-# guest that never reaches userspace, or runs past its time, is killed and
-# said so; Ctrl-C or SIGTERM at the build, boot and test stages stops
-# everything at once and leaves no process behind; each run owns its job
-# directory from the start, and its result says how it ended (state.sh);
-# Ctrl-C on tests/run.sh stops its group (interrupt_run.sh); apt waits for
-# another apt's lock and says so (apt_lock.sh). Hermetic: no network, an
-# empty cache.
+# stand-ins for QEMU and make: boots retried after an early crash; a KVM
+# that cannot run a guest falls back to TCG; a guest that never reaches
+# userspace, or runs past its time, is killed and said so; Ctrl-C or
+# SIGTERM at the build, boot and test stages stops everything at once and
+# leaves no process behind; each run owns its job directory from the
+# start, and its result says how it ended (state.sh); Ctrl-C on
+# tests/run.sh stops its group (interrupt_run.sh); apt waits for another
+# apt's lock and says so (apt_lock.sh). Hermetic: no network, an empty
+# cache.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -22,7 +22,33 @@ trap 'rm -rf "$work"' EXIT
 # What a stand-in leaves running, should the runner fail to stop it.
 export FAKE_SLEEP=$((100000 + $$))
 
-subtests "$TESTS_DIR"/runner_timing/{boot_retry,state,interrupt_run,apt_lock}.sh
+# A kernel that crashes before userspace starts is booted again (and each
+# crash shown), at most three times; a crash once userspace ran fails the
+# run at once.
+boot_retry()
+{
+	stage once boot FAKE_BOOTS='crash pass'
+	expect_grep "a crash while booting is booted again and the run passes" \
+		"$work/once.log" '^rc=0 boots=2$'
+	expect_grep "the crash while booting is shown" "$work/once.log" \
+		'crashed while booting, before any test ran \(boot 1 of 3\)'
+	expect_grep "the crash while booting shows the kernel's report" \
+		"$work/once.log" 'RIP: 0010:sched_clock_cpu'
+	check "the crashed boot's console is kept" test -s "$work/once/console.boot-1.log"
+
+	stage always boot FAKE_BOOTS='crash crash crash pass'
+	expect_grep "a kernel that always crashes booting fails after 3 boots" \
+		"$work/always.log" '^rc=1 boots=3$'
+	expect_grep "giving up is said" "$work/always.log" 'giving up'
+
+	stage after boot FAKE_BOOTS='oops-after pass'
+	expect_grep "a crash once userspace ran fails without booting again" \
+		"$work/after.log" '^rc=1 boots=1$'
+	expect_grep "a crash once userspace ran is shown" "$work/after.log" \
+		'the kernel reported .* problem line'
+}
+beside boot_retry
+subtests "$TESTS_DIR"/runner_timing/{state,interrupt_run,apt_lock}.sh
 
 leftovers()
 {
@@ -92,6 +118,5 @@ interrupt "Ctrl-C while configuring (a function)" stepfn INT group
 interrupt "Ctrl-C while booting" boot INT group FAKE_BOOTS=hang
 interrupt "Ctrl-C while testing" boot INT group FAKE_BOOTS=hang-after
 interrupt "SIGTERM while testing" boot TERM runner FAKE_BOOTS=hang-after
-
 
 tests_done runner_timing
