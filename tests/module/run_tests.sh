@@ -5,8 +5,8 @@
 # patches module_patches names: 6.12 has no faux device) and against the kernel
 # tree the runner builds; the selftests build it as NIPA does (O=, no KDIR),
 # and an unbuilt tree builds the selftests without it; the distro
-# profile's .config has every option its fragment names; every runner-only
-# patch applies without fuzz.
+# profile's .config has every option its fragment names. (That every
+# runner-only patch applies is tests/runner's.)
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -196,22 +196,6 @@ if [ -n "$tree" ]; then
 else
 	not_ok "current tree prepared" "see $OUT/prepare.log"
 fi
-
-# Every runner-only patch of the module applies without fuzz, alone and
-# under --attribute's marks, as build_module_copy applies them
-for p in "$REPO"/vmtest/guest/*.patch; do
-	for q in '' "$REPO/vmtest/guest/insn-markers.patch"; do
-		[ "$q" != "$p" ] || continue
-		d=$(mktemp -d)
-		cp -r "$REPO/tools/testing/selftests/net/bench/." "$d/"
-		# shellcheck disable=SC2016 # the script reads its own arguments
-		check "${p##*/}${q:+ then ${q##*/}} applies without fuzz" sh -c \
-			'patch -p1 -F0 -s -d "$1" <"$2" &&
-			 { [ -z "$3" ] || patch -p1 -F0 -s -d "$1" <"$3"; }' \
-			_ "$d" "$p" "$q"
-		rm -rf "$d"
-	done
-done
 
 read -r _ distro_kdir < <(prepared distro)
 read -r _ current_kdir < <(prepared current)

@@ -8,10 +8,10 @@
 # (no plan, a short plan, an XFAIL); the distro kernel is extracted into
 # the cache, nothing written to /boot (distro.sh); update-lock.sh moves
 # every pin, and every source a test fetches is pinned (update_lock.sh);
-# options and target files. Hermetic (the unit tier): no network, an
-# empty cache. What takes seconds of waiting (timeouts, signals, locks)
-# is tests/runner_timing's; the phases that need a kernel source are
-# tests/runner_tree's.
+# options, target files, and the runner-only patches of the module.
+# Hermetic (the unit tier): no network, an empty cache. What takes
+# seconds of waiting (timeouts, signals, locks) is tests/runner_timing's;
+# the phases that need a kernel source are tests/runner_tree's.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -222,7 +222,7 @@ sed -i 's/ # SKIP$//' "$work/skipjob/ktap/install.tap"
 check "... and nothing when none was" test -z "$(JOB=$work/skipjob skip_note)"
 
 # --dma: swiotlb=force, or q35 with VT-d first and the edu device and
-# intel_iommu=on; the runner-only patch applies to the series' module.
+# intel_iommu=on.
 stage dma-swiotlb boot FAKE_BOOTS=pass VM_DMA=swiotlb
 check "--dma swiotlb: swiotlb=force on the command line" \
 	grep -q -- 'swiotlb=force' "$work/dma-swiotlb/qemu.args"
@@ -231,12 +231,25 @@ check "--dma iommu: q35, intel-iommu before any PCI device, the edu device" \
 	grep -q -- '^-M q35 -device intel-iommu -device edu ' "$work/dma-iommu/qemu.args"
 check "--dma iommu: intel_iommu=on on the command line" \
 	grep -q -- 'intel_iommu=on' "$work/dma-iommu/qemu.args"
-check "--dma iommu: the runner-only patch applies to the series' module" \
-	patch -p1 --dry-run -s -f -d "$REPO/tools/testing/selftests/net/bench" \
-	-i "$REPO/vmtest/guest/dma-iommu.patch"
 expect_rc "--dma sideways: exit 2" 2 "$work/dma-bad.log" \
 	"$REPO/vmtest/vmtest.sh" --dma sideways
 expect_grep "... naming the choices" "$work/dma-bad.log" 'direct, swiotlb or iommu'
+
+# Every runner-only patch of the module (--dma iommu's among them)
+# applies without fuzz, alone and under --attribute's marks, as
+# build_module_copy applies them
+for p in "$REPO"/vmtest/guest/*.patch; do
+	for q in '' "$REPO/vmtest/guest/insn-markers.patch"; do
+		[ "$q" != "$p" ] || continue
+		d=$(mktemp -d "$work/patch.XXXXXX")
+		cp -r "$REPO/tools/testing/selftests/net/bench/." "$d/"
+		# shellcheck disable=SC2016 # the script reads its own arguments
+		check "${p##*/}${q:+ then ${q##*/}} applies without fuzz" sh -c \
+			'patch -p1 -F0 -s -d "$1" <"$2" &&
+			 { [ -z "$3" ] || patch -p1 -F0 -s -d "$1" <"$3"; }' \
+			_ "$d" "$p" "$q"
+	done
+done
 
 # Targets are data, one file each in vmtest/targets/: a new one gets its
 # architecture's refusals; a bad file or name is the runner's error.
