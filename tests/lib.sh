@@ -386,6 +386,17 @@ no_process()
 	[ $? -eq 1 ]
 }
 
+# foreground CMD...: CMD in the background, in a session of its own as a
+# terminal's foreground job, with SIGINT's default action (which a
+# background job of a script would not have, and could not trap); its
+# PID in $!.
+foreground()
+{
+	setsid python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@" &
+}
+
 # signal_wait WHOM SIG PID: SIG to PID's process group (WHOM: group, as a
 # terminal's Ctrl-C) or to PID alone, then wait for it: its exit code is
 # signal_wait's (a child is waited for in this shell, not a subshell).

@@ -36,11 +36,8 @@ interrupt()
 
 	[ "$sig" = INT ] || want=143
 	mkdir -p "$work/$name"
-	env TESTS_GROUPS="$work/groups" TESTS_OUT="$work/$name" setsid \
-		python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execv(sys.argv[1], sys.argv[1:])' "$TESTS_DIR/run.sh" sleepy second \
-		>"$work/$name.log" 2>&1 &
+	foreground env TESTS_GROUPS="$work/groups" TESTS_OUT="$work/$name" \
+		"$TESTS_DIR/run.sh" sleepy second >"$work/$name.log" 2>&1
 	pid=$!
 	for _ in $(seq 100); do
 		grep -q 'sleepy started' "$work/$name/group-sleepy.log" 2>/dev/null &&

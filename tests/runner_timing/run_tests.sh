@@ -96,13 +96,8 @@ interrupt()
 
 	shift 4
 	mkdir -p "$work/$name"
-	# In a session of its own, as a terminal's foreground job; with
-	# SIGINT's default action, which a background job of this shell
-	# would not have (and could not trap).
-	env VMTEST_ACCEL=tcg "$@" setsid python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execv(sys.argv[1], sys.argv[1:])' "$STAGE" "$what" "$work/$name" \
-		>"$work/$name.log" 2>&1 &
+	foreground env VMTEST_ACCEL=tcg "$@" "$STAGE" "$what" "$work/$name" \
+		>"$work/$name.log" 2>&1
 	pid=$!
 	sleep 3
 	start=$SECONDS

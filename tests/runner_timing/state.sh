@@ -46,11 +46,8 @@ check "the older run's result is left alone" \
 	grep -q 'result=pass' "$cache/jobs/current.old/result"
 
 # Ctrl-C while fetching: the job says so.
-env PATH="$work/bin:$PATH" FAKE_APT=hang FAKE_SLEEP=$((100000 + $$)) \
-	setsid python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execv(sys.argv[1], sys.argv[1:])' "$VMTEST" -t distro --cache "$cache" \
-	>"$work/int.log" 2>&1 &
+foreground env PATH="$work/bin:$PATH" FAKE_APT=hang FAKE_SLEEP=$((100000 + $$)) \
+	"$VMTEST" -t distro --cache "$cache" >"$work/int.log" 2>&1
 pid=$!
 await_process "sleep $((100000 + $$))" 10
 # (apt-get hangs in phase tools on a machine without the runner's tools.)
