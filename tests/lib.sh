@@ -379,10 +379,11 @@ await_process()
 }
 
 # no_process PATTERN: no process's command line matches PATTERN (pgrep -f
-# exits 1); false too when pgrep cannot tell (not installed: 127)
+# exits 1; those that do are listed); false too when pgrep cannot tell
+# (not installed: 127)
 no_process()
 {
-	pgrep -f "$1" >/dev/null
+	pgrep -af "$1"
 	[ $? -eq 1 ]
 }
 

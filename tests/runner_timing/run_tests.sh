@@ -50,12 +50,6 @@ boot_retry()
 beside boot_retry
 subtests "$TESTS_DIR"/runner_timing/{state,interrupt_run,apt_lock}.sh
 
-leftovers()
-{
-	pgrep -f "sleep $FAKE_SLEEP" >/dev/null && echo "processes left:" &&
-		pgrep -af "sleep $FAKE_SLEEP" && pkill -f "sleep $FAKE_SLEEP"
-}
-
 # 1. Acceleration: a /dev/kvm whose guest prints nothing means TCG.
 touch "$work/kvm-dev"
 start=$SECONDS
@@ -85,7 +79,8 @@ check "it is said to have not reached userspace" \
 stage slow boot FAKE_BOOTS=hang-after VM_TIMEOUT=3
 check "a guest past its time is killed and said so" \
 	grep -q 'guest timed out after 3 s' "$work/slow.log"
-check "no process is left by a killed guest" test -z "$(leftovers)"
+check "no process is left by a killed guest" no_process "sleep $FAKE_SLEEP"
+pkill -f "sleep $FAKE_SLEEP"
 
 # 3. Interrupts: SIGNAL to the stage's process group (Ctrl-C) or to the
 # runner alone (kill), at each stage.
@@ -105,7 +100,8 @@ interrupt()
 	rc=$?
 	check "$name: stops within 5 s, exit $rc" \
 		test $((SECONDS - start)) -le 5 -a "$rc" -ge 128
-	check "$name: no process left" test -z "$(leftovers)"
+	check "$name: no process left" no_process "sleep $FAKE_SLEEP"
+	pkill -f "sleep $FAKE_SLEEP"
 }
 interrupt "Ctrl-C while building" step INT group
 interrupt "SIGTERM while building" step TERM runner

@@ -50,15 +50,13 @@ foreground env PATH="$work/bin:$PATH" FAKE_APT=hang FAKE_SLEEP=$((100000 + $$)) 
 	"$VMTEST" -t distro --cache "$cache" >"$work/int.log" 2>&1
 pid=$!
 await_process "sleep $((100000 + $$))" 10
+job=$(realpath -m "$cache/jobs/distro")
 # (apt-get hangs in phase tools on a machine without the runner's tools.)
 expect_grep "while apt-get hangs, its result says running, in its phase" \
-	"$(realpath -m "$cache/jobs/distro")/result" \
-	'^target=distro result=running rc=- .* phase=(tools|fetch) '
-kill -INT -- "-$pid"
-wait "$pid"
+	"$job/result" '^target=distro result=running rc=- .* phase=(tools|fetch) '
+signal_wait group INT "$pid"
 rc=$?
 check "Ctrl-C while fetching: exit 130 (got $rc)" test "$rc" -eq 130
-job=$(realpath -m "$cache/jobs/distro")
 expect_grep "Ctrl-C while fetching: the result says interrupted" "$job/result" \
 	'^target=distro result=interrupted rc=130 '
 check "Ctrl-C while fetching: no process left" \
@@ -69,8 +67,7 @@ env PATH="$work/bin:$PATH" FAKE_APT=hang FAKE_SLEEP=$((100001 + $$)) \
 	"$VMTEST" -t current --cache "$cache" >"$work/term.log" 2>&1 &
 pid=$!
 await_process "sleep $((100001 + $$))" 10
-kill -TERM "$pid"
-wait "$pid"
+signal_wait runner TERM "$pid"
 rc=$?
 check "SIGTERM to the runner alone: exit 143 (got $rc)" test "$rc" -eq 143
 expect_grep "SIGTERM to the runner alone: the result says interrupted" \
