@@ -270,9 +270,9 @@ overlay_ptr_ring()
 	done
 }
 
-# kselftest_tree DIR: DIR becomes a tree with kselftest's Makefile,
+# kselftest_tree DIR NAME: DIR becomes a tree with kselftest's Makefile,
 # lib.mk and helpers, from the newest kernel source in the runner's
-# cache (none: exit 1).
+# cache; none is NAME's failed check, and exit 1.
 kselftest_tree()
 {
 	local src
@@ -282,7 +282,11 @@ kselftest_tree()
 	[ -n "$src" ] && mkdir -p "$1/tools/testing/selftests" "$1/scripts" &&
 	cp "$src/scripts/subarch.include" "$1/scripts/" &&
 	cp -r "$src/tools/testing/selftests/"{Makefile,lib.mk,kselftest,run_kselftest.sh} \
-		"$src/tools/testing/selftests/"kselftest*.h "$1/tools/testing/selftests/"
+		"$src/tools/testing/selftests/"kselftest*.h "$1/tools/testing/selftests/" &&
+		return 0
+	not_ok "$2: a Debian kernel source to take lib.mk from" \
+		"none in $VMTEST_CACHE/src"
+	return 1
 }
 
 # debian_source PKG [APT-OPTIONS...]: the tree of Debian's kernel source
