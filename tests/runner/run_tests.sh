@@ -82,14 +82,12 @@ judge()
 
 	shift 2
 	mkdir -p "$job"
-	{
-		echo "[    1.000000] Linux version 7.2.13"
-		echo "vmtest-initramfs: userspace started"
-		echo "ok 1 selftests: net/bench: test_bench_page_pool.sh"
-		echo "# WARNING: a test's own line is no kernel report"
-		echo "[    0.089123] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable to RETBleed attacks, data leaks possible!"
-		printf '%s\n' "$@"
-	} >"$job/console.log"
+	printf '%s\n' "[    1.000000] Linux version 7.2.13" \
+		"vmtest-initramfs: userspace started" \
+		"ok 1 selftests: net/bench: test_bench_page_pool.sh" \
+		"# WARNING: a test's own line is no kernel report" \
+		"[    0.089123] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable to RETBleed attacks, data leaks possible!" \
+		"$@" >"$job/console.log"
 	echo "$rc" >"$job/rc"
 	judged "$job"
 }
