@@ -70,10 +70,9 @@ linux-image-6.12.117+deb12-amd64 6.12.117-1~deb12u1
 linux-source-6.12 6.12.118-1~deb12u1
 linux-source-7.2 7.2.13-1
 EOF
-env PATH="$work/bin:$PATH" SOURCES_LOCK="$work/lock" VMTEST_CACHE="$work/cache" \
-	"$REPO/vmtest/update-lock.sh" >"$work/out" 2>&1
-rc=$?
-check "update-lock.sh on a canned index: exit 0" test "$rc" -eq 0
+expect_rc "update-lock.sh on a canned index: exit 0" 0 "$work/out" \
+	env PATH="$work/bin:$PATH" SOURCES_LOCK="$work/lock" \
+	VMTEST_CACHE="$work/cache" "$REPO/vmtest/update-lock.sh"
 check "... every pin moved, comments kept" diff -u - "$work/lock" <<'EOF'
 # a comment
 linux-source-7.4 7.4.1-1

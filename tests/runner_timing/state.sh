@@ -54,9 +54,8 @@ job=$(realpath -m "$cache/jobs/distro")
 # (apt-get hangs in phase tools on a machine without the runner's tools.)
 expect_grep "while apt-get hangs, its result says running, in its phase" \
 	"$job/result" '^target=distro result=running rc=- .* phase=(tools|fetch) '
-signal_wait group INT "$pid"
-rc=$?
-check "Ctrl-C while fetching: exit 130 (got $rc)" test "$rc" -eq 130
+expect_rc "Ctrl-C while fetching: exit 130" 130 "$work/int.kill" \
+	signal_wait group INT "$pid"
 expect_grep "Ctrl-C while fetching: the result says interrupted" "$job/result" \
 	'^target=distro result=interrupted rc=130 '
 check "Ctrl-C while fetching: no process left" \
@@ -67,9 +66,8 @@ env PATH="$work/bin:$PATH" FAKE_APT=hang FAKE_SLEEP=$((100001 + $$)) \
 	"$VMTEST" -t current --cache "$cache" >"$work/term.log" 2>&1 &
 pid=$!
 await_process "sleep $((100001 + $$))" 10
-signal_wait runner TERM "$pid"
-rc=$?
-check "SIGTERM to the runner alone: exit 143 (got $rc)" test "$rc" -eq 143
+expect_rc "SIGTERM to the runner alone: exit 143" 143 "$work/term.kill" \
+	signal_wait runner TERM "$pid"
 expect_grep "SIGTERM to the runner alone: the result says interrupted" \
 	"$(realpath -m "$cache/jobs/current")/result" '^target=current result=interrupted rc=143 '
 check "SIGTERM to the runner alone: no process left" \
