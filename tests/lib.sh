@@ -250,12 +250,10 @@ overlay_ptr_ring()
 	local rt=$2/tools/virtio/ringtest entry
 
 	mkdir -p "$sel/ptr_ring" "$rt" "$dir/out" || return 1
-	for entry in "$ksrc"/tools/virtio/ringtest/*; do
-		[ -e "$REPO/tools/virtio/ringtest/${entry##*/}" ] ||
-			ln -s "$entry" "$rt/" || return 1
-	done
-	for entry in "$REPO"/tools/virtio/ringtest/*; do
-		ln -s "$entry" "$rt/" || return 1
+	# This repository's ringtest files replace KSRC's links, coming after
+	for entry in "$ksrc"/tools/virtio/ringtest/* \
+		     "$REPO"/tools/virtio/ringtest/*; do
+		ln -sfn "$entry" "$rt/" || return 1
 	done
 	for entry in include scripts Makefile; do
 		ln -s "$ksrc/$entry" "$dir/$entry" || return 1
