@@ -54,12 +54,13 @@ setup()
 }
 
 # run NAME RC [ENV=VALUE...] -- [ARGS...]: the fake driver's output in
-# $tmp/NAME.out, its exit code in $tmp/NAME.rc (checked to be RC unless
-# that is -), insmod's arguments in $tmp/NAME.args
+# $tmp/NAME.out (named by $o), its exit code in $tmp/NAME.rc (checked to
+# be RC unless that is -), insmod's arguments in $tmp/NAME.args
 run()
 {
 	local name=$1 want=$2 envs=()
 
+	o=$tmp/$name.out
 	shift 2
 	while [ "$1" != -- ]; do
 		envs+=("$1")
@@ -114,7 +115,6 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	setup "$helpers"
 
 	run "$v-default" 0 --
-	o=$tmp/$v-default.out
 	expect_grep "$v-default: a plan of 13 before the cases" "$o" '^1\.\.13$'
 	c=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$o")
 	check "$v-default: 13 'ok N name # perf=<decimal>ns' lines ($c)" test "$c" -eq 13
@@ -140,7 +140,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	run "$v-args" 0 BENCH_PAGE_POOL_PARAMS="loops=7000" -- loops=5000 run_flags=0x6
 	check "$v-args: arguments go to the module, before the environment's" \
 		grep -qx 'loops=5000 run_flags=0x6' "$tmp/$v-args.args"
-	expect_grep "$v-args: only the selected tests" "$tmp/$v-args.out" '^1\.\.2$'
+	expect_grep "$v-args: only the selected tests" "$o" '^1\.\.2$'
 	run "$v-env" - BENCH_PAGE_POOL_PARAMS="loops=7000 run_flags=0x2" --
 	check "$v-env: without arguments, BENCH_PAGE_POOL_PARAMS" \
 		grep -qx 'loops=7000 run_flags=0x2' "$tmp/$v-env.args"
@@ -152,7 +152,6 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		grep -qx 'loops=2000' "$tmp/$v-slowl.args"
 
 	run "$v-fail" 1 FAKE_SCENARIO=fail --
-	o=$tmp/$v-fail.out
 	expect_grep "$v-fail: the failed test is 'not ok', with its Path: line" "$o" \
 		'^not ok 5 no-softirq-page_pool02$'
 	expect_grep "$v-fail: ... and its reason" "$o" \
@@ -162,10 +161,9 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	kunit_parses "$v-fail" 13
 
 	run "$v-partial" 1 FAKE_SCENARIO=partial --
-	expect_grep "$v-partial: a load that failed by itself is a case" \
-		"$tmp/$v-partial.out" '^not ok 2 insmod bench_page_pool\.ko : .*Interrupted'
+	expect_grep "$v-partial: a load that failed by itself is a case" "$o" \
+		'^not ok 2 insmod bench_page_pool\.ko : .*Interrupted'
 	run "$v-einval" 1 FAKE_SCENARIO=einval -- loops=5
-	o=$tmp/$v-einval.out
 	expect_grep "$v-einval: a bad parameter: one failed case" "$o" '^1\.\.1$'
 	expect_grep "$v-einval: ... with the module's reason" "$o" \
 		'^# Module param loops\(5\) not in 1000\.\.'
@@ -174,24 +172,22 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 
 	# Lines the log reader did not get: a failed case, never a pass
 	run "$v-nostart" 1 FAKE_SCENARIO=nostart --
-	expect_grep "$v-nostart: a lost first line is a failed case, with why" \
-		"$tmp/$v-nostart.out" '^# Fail:kernel_log this run.s first line was not read'
-	expect_grep "$v-nostart: ... and the only one" "$tmp/$v-nostart.out" \
-		'^not ok 1 kernel_log$'
+	expect_grep "$v-nostart: a lost first line is a failed case, with why" "$o" \
+		'^# Fail:kernel_log this run.s first line was not read'
+	expect_grep "$v-nostart: ... and the only one" "$o" '^not ok 1 kernel_log$'
 	run "$v-overrun" 1 FAKE_SCENARIO=overrun --
-	expect_grep "$v-overrun: records lost to an overrun are a failed case" \
-		"$tmp/$v-overrun.out" '^not ok [0-9]+ kernel_log$'
-	expect_grep "$v-overrun: ... beside the cases that were read" \
-		"$tmp/$v-overrun.out" '^1\.\.14$'
+	expect_grep "$v-overrun: records lost to an overrun are a failed case" "$o" \
+		'^not ok [0-9]+ kernel_log$'
+	expect_grep "$v-overrun: ... beside the cases that were read" "$o" '^1\.\.14$'
 	run "$v-none" 1 FAKE_SCENARIO=none --
-	expect_grep "$v-none: a run with no result is a failed case" \
-		"$tmp/$v-none.out" '^not ok 1 results$'
+	expect_grep "$v-none: a run with no result is a failed case" "$o" \
+		'^not ok 1 results$'
 	kunit_parses "$v-none" 1
 	# printk.devkmsg=off: /dev/kmsg cannot be opened; dmesg reads the log
 	rm "$tmp/t/fake/kmsg"
 	run "$v-devkmsg-off" 0 --
-	expect_grep "$v-devkmsg-off: every case, read by dmesg" \
-		"$tmp/$v-devkmsg-off.out" '^# Totals: pass:13 fail:0 '
+	expect_grep "$v-devkmsg-off: every case, read by dmesg" "$o" \
+		'^# Totals: pass:13 fail:0 '
 	expect_no_grep "$v-devkmsg-off: the script writes nothing to the log" \
 		"$tmp/t/fake/kmsg" 'test_bench_page_pool'
 	# Killed: the log reader and the load stop, the log file goes
@@ -204,22 +200,21 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		no_process "[s]leep 987654|driver/fake/[d]d"
 
 	run "$v-1cpu" 0 FAKE_CPUS=1 --
-	expect_grep "$v-1cpu: one CPU: cross_cpu_return is skipped, with why" \
-		"$tmp/$v-1cpu.out" '^# cross_cpu_return: needs 2 online CPUs, 1 online$'
-	expect_grep "$v-1cpu: ... as a KTAP SKIP" "$tmp/$v-1cpu.out" \
-		'^ok 11 cross_cpu_return # SKIP$'
+	expect_grep "$v-1cpu: one CPU: cross_cpu_return is skipped, with why" "$o" \
+		'^# cross_cpu_return: needs 2 online CPUs, 1 online$'
+	expect_grep "$v-1cpu: ... as a KTAP SKIP" "$o" '^ok 11 cross_cpu_return # SKIP$'
 
 	run "$v-bbnopp" 4 FAKE_SCENARIO=nopp FAKE_NOPP_MSG="insmod: can't insert 'x.ko': unknown symbol in module, or unknown parameter" --
-	expect_grep "$v-bbnopp: busybox's lowercase unknown symbol is a skip too" \
-		"$tmp/$v-bbnopp.out" '^1\.\.0 # SKIP .*CONFIG_PAGE_POOL'
+	expect_grep "$v-bbnopp: busybox's lowercase unknown symbol is a skip too" "$o" \
+		'^1\.\.0 # SKIP .*CONFIG_PAGE_POOL'
 	for s in vermagic:FAKE_VERMAGIC=6.1.0-foreign nopp:FAKE_SCENARIO=nopp; do
 		run "$v-${s%%:*}" 4 "${s#*:}" --
-		expect_grep "$v-${s%%:*}: the whole test is skipped, with why" \
-			"$tmp/$v-${s%%:*}.out" '^1\.\.0 # SKIP .*(6\.1\.0-foreign|CONFIG_PAGE_POOL)'
+		expect_grep "$v-${s%%:*}: the whole test is skipped, with why" "$o" \
+			'^1\.\.0 # SKIP .*(6\.1\.0-foreign|CONFIG_PAGE_POOL)'
 	done
 	rm "$tmp/t/sel/net/bench/page_pool/bench_page_pool.ko"
 	run "$v-noko" 4 --
-	expect_grep "$v-noko: a module not built is a skip" "$tmp/$v-noko.out" \
+	expect_grep "$v-noko: a module not built is a skip" "$o" \
 		'^1\.\.0 # SKIP .*bench_page_pool\.ko not built'
 done
 
