@@ -77,12 +77,9 @@ fi
 # with '_' ignored (so CONFIG_NET_CORE comes before CONFIG_NETDEVICES).
 for f in tools/testing/selftests/*/config tools/testing/selftests/net/*/config; do
 	[ -f "$f" ] || continue
-	if grep -v '^#' "$f" | grep '=' | cut -d= -f1 | tr -d _ |
-	   LC_ALL=C sort -c 2>/dev/null; then
-		ok "$f: keys in NIPA's order"
-	else
-		not_ok "$f: keys in NIPA's order" "$(cat "$f")"
-	fi
+	# shellcheck disable=SC2016 # the script reads its own argument
+	check "$f: keys in NIPA's order" bash -c 'grep -v "^#" "$1" | grep = |
+		cut -d= -f1 | tr -d _ | LC_ALL=C sort -c' _ "$f"
 done
 
 # pp_field_reads FILE...: the lines that read a field of struct page_pool,
