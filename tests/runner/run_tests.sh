@@ -1,17 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The runner's own logic, with stand-ins for QEMU and make (tests/runner/
-# bin), no VM and no kernel: the arm64 target's machine and verdict, and
-# its refusals (arm64.sh); -v and -s; every kind of kernel report on a
-# canned console (kmemleak's dump included) fails the verdict of
-# 'vmtest.sh judge JOB', and so does a test its own KTAP does not bear out
-# (no plan, a short plan, an XFAIL); the distro kernel is extracted into
-# the cache, nothing written to /boot (distro.sh); update-lock.sh moves
-# every pin, and every source a test fetches is pinned (update_lock.sh);
-# options, target files, and the runner-only patches of the module.
-# Hermetic (the unit tier): no network, an empty cache. What takes
-# seconds of waiting (timeouts, signals, locks) is tests/runner_timing's;
-# the phases that need a kernel source are tests/runner_tree's.
+# bin), no VM and no kernel: subtests' reports, the job sweep, -v and -s;
+# 'vmtest.sh judge JOB' on canned consoles (every kind of kernel report,
+# kmemleak's dump) and KTAP files (no plan, a short plan, an XFAIL);
+# --dma, target files, the runner-only patches of the module; the arm64
+# target (arm64.sh), the distro kernel (distro.sh), update-lock.sh
+# (update_lock.sh). Hermetic (the unit tier): no network, an empty cache.
+# Waits are tests/runner_timing's; phases that need a kernel source,
+# tests/runner_tree's.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

@@ -1,15 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The runner's logic that takes seconds of waiting, with tests/runner's
-# stand-ins for QEMU and make: boots retried after an early crash; a KVM
-# that cannot run a guest falls back to TCG; a guest that never reaches
-# userspace, or runs past its time, is killed and said so; Ctrl-C or
-# SIGTERM at the build, boot and test stages stops everything at once and
-# leaves no process behind; each run owns its job directory from the
-# start, and its result says how it ended (state.sh); Ctrl-C on
-# tests/run.sh stops its group (interrupt_run.sh); apt waits for another
-# apt's lock and says so (apt_lock.sh). Hermetic: no network, an empty
-# cache.
+# stand-ins for QEMU and make: boots retried after an early crash, a KVM
+# that cannot run a guest (TCG instead), guests that hang, Ctrl-C and
+# SIGTERM at each stage; a run's job and result (state.sh), Ctrl-C on
+# tests/run.sh (interrupt_run.sh), apt's locks (apt_lock.sh). Hermetic:
+# no network, an empty cache.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

@@ -1,14 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The runner's tree and selftest phases on a real kernel source, with
-# stand-ins for QEMU and make where they would boot or build a kernel
-# (no VM, no kernel; the pinned source is fetched once): the current
-# target's tree gets the series as patches, once, without writing the
-# source, giving the project's files, or the runner stops (apply.sh); a
-# phase's record is read by one helper and kept in the job; arm64's
-# selftests are aarch64 after an x86 build in the same tree, with
-# kselftest's own lib.mk (cross.sh); two checkouts' overlapping runs on
-# one cache each install their own series' files (overlap.sh).
+# The runner's tree and selftest phases on a real kernel source (the
+# pinned one, fetched once), with stand-ins for QEMU and make: a phase's
+# record; the series applied to the current target's tree (apply.sh), a
+# cross build beside a native one in one tree (cross.sh), two checkouts'
+# overlapping runs on one cache (overlap.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
