@@ -10,7 +10,7 @@
 #   run whatever their tier; --help lists them)
 #   unit   hermetic: no network (a network namespace of its own when
 #          run as root), an empty cache, nothing built: the runner's
-#          logic with stand-ins (cpio, kmod and patch installed
+#          logic with stand-ins (what GROUP/tools names installed
 #          before, when missing), series_files
 #   quick  unit, then the runner's waits (timeouts, signals, locks)
 #          with stand-ins, and what needs sources but no kernel build: static
@@ -142,8 +142,15 @@ run_group()
 	read -r gtier limit < <(awk -v g="$g" '$1 == g { print $2, $3 }' <<<"$PLAN")
 	say "# ---- $g (limit ${limit:-3600} s) ----"
 	# A unit group is hermetic: it gets an empty cache of its own and,
-	# where this user can make one, a network namespace with no way out.
+	# where this user can make one, a network namespace with no way out;
+	# what it calls with no stand-in is installed before, when missing:
+	# GROUP/tools, "probe package" lines as need_tools takes them.
 	if [ "${gtier:-}" = unit ]; then
+		# shellcheck disable=SC2016 # expanded by that bash
+		[ ! -f "$gdir/$g/tools" ] ||
+			bash -c '. "$1/lib.sh" && mapfile -t t < <(grep -v "^#" "$2") &&
+				need_tools "${t[@]}"' _ "$PWD" "$gdir/$g/tools" |
+			tee -a "$out/run.log"
 		cache=$(mktemp -d "$out/unit-cache.XXXXXX")
 		iso=(env "VMTEST_CACHE=$cache")
 		if unshare -n true 2>/dev/null; then
@@ -184,14 +191,6 @@ run_group()
 }
 
 SECONDS=0
-# The runner group is hermetic (no network), so what it calls with no
-# stand-in (depmod on the extracted kernel, cpio for the initramfs, patch
-# for the runner-only patches) is installed first, when missing.
-if [[ " ${groups[*]} " == *" runner "* ]]; then
-	# shellcheck disable=SC2016 # expanded by that bash
-	bash -c '. "$1/lib.sh" && need_tools "cpio cpio" "depmod kmod" "patch patch"' _ "$PWD" |
-		tee -a "$out/run.log"
-fi
 for g in "${groups[@]}"; do
 	run_group "$g"
 done
