@@ -8,6 +8,8 @@ REPO=$(dirname "$TESTS_DIR")
 VMTEST=$REPO/vmtest/vmtest.sh
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
 . "$REPO/vmtest/lib/record.sh"
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
+. "$REPO/vmtest/lib/common.sh"
 export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 OUT=${TESTS_OUT:-$REPO/tests/out}
 mkdir -p "$OUT"
@@ -240,32 +242,17 @@ pinned_source()
 		sed "s|^|$VMTEST_CACHE/src/|"
 }
 
-# overlay_ptr_ring KSRC DIR: DIR becomes a tree of symlinks into KSRC
-# whose tools/testing/selftests/ptr_ring is this repository's, and whose
-# tools/virtio/ringtest has this repository's files on top of KSRC's
-# (both stay as they are); DIR/out is for builds.
+# overlay_ptr_ring KSRC DIR [PATH...]: DIR mirrors KSRC (link_tree, the
+# PATHs real directories too) with this repository's ptr_ring selftest and
+# its ringtest files in place of KSRC's; DIR/out is for builds.
 overlay_ptr_ring()
 {
-	local ksrc=$1 dir=$2 sel=$2/tools/testing/selftests
-	local rt=$2/tools/virtio/ringtest entry
+	local rel=tools/testing/selftests/ptr_ring
 
-	mkdir -p "$sel/ptr_ring" "$rt" "$dir/out" || return 1
-	# This repository's ringtest files replace KSRC's links, coming after
-	for entry in "$ksrc"/tools/virtio/ringtest/* \
-		     "$REPO"/tools/virtio/ringtest/*; do
-		ln -sfn "$entry" "$rt/" || return 1
-	done
-	for entry in include scripts Makefile; do
-		ln -s "$ksrc/$entry" "$dir/$entry" || return 1
-	done
-	for entry in "$ksrc"/tools/testing/selftests/*; do
-		[ "${entry##*/}" = ptr_ring ] || ln -s "$entry" "$sel/" || return 1
-	done
-	for entry in "$REPO"/tools/testing/selftests/ptr_ring/* \
-		     "$REPO"/tools/testing/selftests/ptr_ring/.gitignore; do
-		[ -e "$entry" ] || continue
-		ln -s "$entry" "$sel/ptr_ring/" || return 1
-	done
+	link_tree "$1" "$2" tools/virtio/ringtest "$rel" "${@:3}" &&
+		rm -rf "${2:?}/$rel" && mkdir -p "$2/$rel" "$2/out" || return 1
+	(cd "$REPO" && find tools/virtio/ringtest "$rel" -type f) |
+		while read -r f; do ln -sfn "$REPO/$f" "$2/$f" || exit 1; done
 }
 
 # kselftest_tree DIR NAME: DIR becomes a tree with kselftest's Makefile,

@@ -47,34 +47,14 @@ build_at_w1()
 	rm -rf "$(dirname "$dir")"
 }
 
-# farm KSRC DIR: DIR becomes a tree of symlinks into KSRC whose
-# tools/testing/selftests/net/bench is a copy of this repository's.
+# farm KSRC DIR: DIR mirrors KSRC (link_tree) with a copy of this
+# repository's tools/testing/selftests/net/bench in place of KSRC's.
 farm()
 {
-	local ksrc=$1 dir=$2 sel=$2/tools/testing/selftests e
+	local bench=$2/tools/testing/selftests/net/bench
 
-	mkdir -p "$sel/net" || return 1
-	for e in "$ksrc"/* "$ksrc"/tools/* "$ksrc"/tools/testing/* \
-		 "$ksrc"/tools/testing/selftests/* "$ksrc"/tools/testing/selftests/net/*; do
-		case ${e#"$ksrc"/} in
-		tools | tools/testing | tools/testing/selftests | \
-		tools/testing/selftests/net | tools/testing/selftests/net/bench) ;;
-		*) ln -s "$e" "$dir/${e#"$ksrc"/}" || return 1 ;;
-		esac
-	done
-	cp -r "$src/.." "$sel/net/bench"
-}
-
-# objfarm KDIR DIR: DIR is KDIR's entries as symlinks, so that building
-# with O=DIR leaves KDIR as it is (the selftests go to DIR/kselftest).
-objfarm()
-{
-	local e
-
-	mkdir -p "$2" || return 1
-	for e in "$1"/* "$1"/.[!.]*; do
-		[ -e "$e" ] && ln -s "$e" "$2/"
-	done
+	link_tree "$1" "$2" "${bench#"$2"/}" && rm -rf "$bench" &&
+		cp -r "$src/.." "$bench"
 }
 
 # NIPA's case: a kernel built with O=, then the selftests of that tree with
@@ -86,7 +66,8 @@ nipa_build()
 
 	tmp=$(mktemp -d)
 	log=$OUT/module-nipa.log
-	if ! farm "$ksrc" "$tmp/tree" || ! objfarm "$kdir" "$tmp/obj"; then
+	# O=$tmp/obj: KDIR's entries as links, KDIR itself never written
+	if ! farm "$ksrc" "$tmp/tree" || ! link_tree "$kdir" "$tmp/obj"; then
 		not_ok "NIPA-style trees prepared"
 		rm -rf "$tmp"
 		return

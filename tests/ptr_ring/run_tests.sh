@@ -219,11 +219,9 @@ test_tree() {
 # header_tree NAME: $tmp/tree-NAME, the 7.3 tree with its own copy of
 # ptr_ring.h, to change.
 header_tree() {
-	local dir=$tmp/tree-$1
-
-	overlay_ptr_ring "$KSRC_73" "$dir" && rm "$dir/include" &&
-		mkdir -p "$dir/include/linux" &&
-		cp "$KSRC_73/include/linux/ptr_ring.h" "$dir/include/linux/"
+	overlay_ptr_ring "$KSRC_73" "$tmp/tree-$1" include/linux &&
+		cp --remove-destination "$KSRC_73/include/linux/ptr_ring.h" \
+			"$tmp/tree-$1/include/linux/"
 }
 
 # mutant NAME FROM TO [thread|crash]: the base's ptr_ring.h with FROM (which

@@ -147,3 +147,32 @@ sweep_jobs()
 	find "$1" -mindepth 1 -maxdepth 1 -type d -mtime +0 \
 		! -exec test -e '{}/keep' ';' -exec rm -rf {} +
 }
+
+# link_tree SRC DIR [PATH...]: DIR mirrors SRC, an entry a symlink, but
+# each PATH (relative) and the directories above it are real directories
+# of links: a file put there never writes into SRC, and a source's
+# relative #include resolves inside DIR.
+link_tree()
+{
+	local src dir=$2 e name p
+	local -a below links=()
+
+	src=$(realpath "$1") && mkdir -p "$dir" || return 1
+	shift 2
+	for e in "$src"/* "$src"/.[!.]*; do
+		[ -e "$e" ] || [ -L "$e" ] || continue
+		name=${e##*/} below=()
+		for p; do
+			case $p in
+			"$name") below+=("") ;;
+			"$name"/*) below+=("${p#"$name"/}") ;;
+			esac
+		done
+		if [ ${#below[@]} -gt 0 ]; then
+			link_tree "$e" "$dir/$name" "${below[@]}" || return 1
+		else
+			links+=("$e")
+		fi
+	done
+	[ ${#links[@]} -eq 0 ] || ln -s "${links[@]}" "$dir/"
+}
