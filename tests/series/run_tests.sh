@@ -257,11 +257,13 @@ print(bool(nipa.makefile_errors('TEST_FILES := a.py b.py\n')),
       bool(nipa.makefile_errors('TEST_PROGS := \\\n\tb.sh \\\n\ta.sh \\\n'
                                 '# end of TEST_PROGS\n')),
       nipa.cc_maintainers(sys.argv[1], 'A <a@example.org> (maintainer:X)\n'
-                          'netdev@vger.kernel.org (open list:X)\n').level)
+                          'netdev@vger.kernel.org (open list:X)\n').level,
+      nipa.config_errors('CONFIG_NETDEVICES=y\nCONFIG_NET_CORE=y\n'),
+      nipa.config_errors('CONFIG_NET_CORE=y\nCONFIG_NETDEVICES=y\n'))
 PY
 )
-check "nipa.py's rules: two values on a line, unsorted items are bad formats, netdev's is good; maintainers not in To:/Cc: fail" \
-	test "$rules" = "True [] True fail"
+check "nipa.py's rules: two values on a line, unsorted items are bad formats, netdev's is good; maintainers not in To:/Cc: fail; config keys in order with '_' ignored" \
+	test "$rules" = "True [] True fail ['CONFIGNETCORE before CONFIGNETDEVICES'] []"
 # deprecated_api as NIPA counts it: more module_param lines fail, the
 # same number warns. pylint and ruff are not reproduced: a patch with
 # Python fails.

@@ -73,15 +73,6 @@ else
 		"see $OUT/ruff-download.log"
 fi
 
-# Config fragments in the order NIPA's check_selftest wants: keys sorted
-# with '_' ignored (so CONFIG_NET_CORE comes before CONFIG_NETDEVICES).
-for f in tools/testing/selftests/*/config tools/testing/selftests/net/*/config; do
-	[ -f "$f" ] || continue
-	# shellcheck disable=SC2016 # the script reads its own argument
-	check "$f: keys in NIPA's order" bash -c 'grep -v "^#" "$1" | grep = |
-		cut -d= -f1 | tr -d _ | LC_ALL=C sort -c' _ "$f"
-done
-
 # pp_field_reads FILE...: the lines that read a field of struct page_pool,
 # through a pointer or a variable declared as one. Its layout is no
 # interface (upstream's review of the benchmark said so): the module
