@@ -1,50 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * QEMU TCG plugin for vmtest.sh --attribute: the guest instructions each
- * translation block executed inside the benchmark's timed chunks, per
- * test.  QEMU 7.2's plugin API reads no guest register, so the module's
- * runner-only patch (vmtest/guest/insn-markers.patch) says where a chunk
- * starts and ends, and where a test's figure is printed, by the encoding
- * of a 7-byte NOP: nopl 0x5050KK00(%rax), KK the marker's kind.  A block's
- * execution counts in full where it starts, so a marker's own block adds
- * or loses a few instructions a chunk.
+ * QEMU TCG plugin for vmtest.sh --attribute (vmtest/README.md): per test,
+ * the guest instructions each translation block executed inside the
+ * benchmark's timed chunks.  QEMU 7.2's plugin API reads no register, so
+ * vmtest/guest/insn-markers.patch marks a chunk's start and end and a
+ * test's print with a 7-byte NOP, nopl 0x5050KK00(%rax), KK the kind.  A
+ * block counts in full where it starts: a marker's block adds or loses a
+ * few instructions a chunk.
  *
- * Each block also counts the events instructions do not show: its locked
- * read-modify-writes, fences and serialising instructions, calls, returns
- * and indirect branches (known from the instructions' bytes, counted as
- * each runs), its rep-prefixed string instructions' elements and bytes
- * (cmps counted per operand read) and its memory loads and stores
- * (QEMU's memory callbacks, inline).
+ * Each block also counts its events: locked read-modify-writes, fences
+ * and serialising instructions, calls, returns, indirect branches (from
+ * the instructions' bytes), rep string elements and bytes, loads and
+ * stores; and a labelled L1D/L2 model of the -D CPU (Skylake-Server: 32
+ * KiB of 8 ways, 1 MiB of 16, 64-byte lines, LRU, by guest virtual
+ * address; user space is not instrumented).  A rep string instruction's
+ * accesses fill the caches without counting misses: fast strings move
+ * whole lines (Intel SDM vol. 1, 7.3.9.3).  No instruction fetch,
+ * prefetch or other vCPU's cache is modelled.
  *
- * And a data cache model, labelled as one: every data access of a vCPU
- * (in a system's guest, of its kernel: a chunk runs in a kernel thread,
- * and user space, never inside one, is not instrumented at all) goes
- * through an L1D and an L2 of the deterministic mode's CPU model
- * (Skylake-Server: 32 KiB of 8 ways, 1 MiB of 16; 64-byte lines, LRU),
- * the geometry ab/ptr_ring.sh gives callgrind, indexed by guest virtual
- * address, inside the chunks or not (a chunk finds what the pauses left).
- * An access that misses L1 counts an L1 miss, one that misses L2 too an
- * LL miss; but a rep string instruction's accesses fill the caches
- * without counting, since fast-string operation moves whole lines, and
- * stores them without reading them first (Intel SDM vol. 1, 7.3.9.3
- * "Fast-String Operation"): the model cycles count its bytes instead.
- * Instruction fetches, prefetches and other CPUs' caches are not
- * modelled.
+ * A chunk looks only at the blocks earlier chunks ran, not every block
+ * translated; every block's instructions are summed too, so a chunk that
+ * ran another block is known: that is reported unnamed, and the next
+ * chunk looks at every block, until one runs no new block.
  *
- * A chunk's start and end look at the blocks that ran in an earlier
- * chunk, not at every block translated (thousands of chunks a test, tens
- * of thousands of blocks); every block's instructions are also summed,
- * so a chunk that ran another block is known: its instructions outside
- * the known blocks are reported unnamed, and the next chunk looks at
- * every block.  A test's chunks look at every block until one runs no
- * block the chunks before it did not.
- *
- * Output (out=FILE), as each test's figure is printed: a line "test N",
- * then "VADDR INSNS EXECS LOCKED FENCES CALLS RETS INDIRECT STRING BYTES
- * LOADS STORES L1MISS LLMISS" for every block that ran in its chunks
- * (INSNS per execution, the rest summed over the chunks), and VADDR 0,
- * INSNS 1 for the unnamed instructions; the blocks of one address may
- * repeat (retranslation).
+ * Output (out=FILE), as each test prints: "test N", then "VADDR INSNS
+ * EXECS LOCKED FENCES CALLS RETS INDIRECT STRING BYTES LOADS STORES
+ * L1MISS LLMISS" per block run in its chunks (INSNS per execution, the
+ * rest summed), VADDR 0 INSNS 1 for the unnamed; an address may repeat
+ * (retranslation).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -58,22 +41,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 enum { MARK_BEGIN = 1, MARK_END = 2, MARK_PRINT = 3 };
 
-/*
- * What a block counts as it runs, each with its value at a chunk's start
- * and its sum over the test's chunks: its executions, then its
- * instructions' events
- */
+/* What a block counts: its executions, then its instructions' events */
 enum {
 	EXECS, LOCKED, FENCES, CALLS, RETS, INDIRECT, STRING, ACCESSES, STORES,
 	L1MISS, LLMISS, NCOUNT
 };
 
-/*
- * A block ends at its rep string instruction, if it has one: the
- * element's size, and its memory accesses per element
- */
 struct block {
+	/* counts now, at the chunk's start, summed over the test's chunks */
 	uint64_t vaddr, now[NCOUNT], base[NCOUNT], acc[NCOUNT];
+	/* a block ends at a rep string insn: its element size, accesses */
 	uint32_t insns, size, per_element;
 	bool hot;			/* it ran in a chunk */
 	struct block *next;
@@ -136,10 +113,7 @@ static bool cache_hit(struct cache *c, uint64_t line)
 	return false;
 }
 
-/*
- * An access's lines through the vCPU's caches; its misses count to the
- * block UDATA, if any (a rep string instruction's have none)
- */
+/* An access through the vCPU's caches; misses count to block UDATA, if any */
 static void on_access(unsigned int cpu, qemu_plugin_meminfo_t info,
 		      uint64_t vaddr, void *udata)
 {
@@ -349,10 +323,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			if (kinds & 1 << k)
 				qemu_plugin_register_vcpu_insn_exec_inline(insn,
 					QEMU_PLUGIN_INLINE_ADD_U64, &b->now[k], 1);
-		/*
-		 * Counted by its accesses: TCG executes a rep instruction
-		 * once more than it has elements, to see the count is 0
-		 */
+		/* Per access: TCG runs rep once more than its element count */
 		if (kinds & 1 << STRING)
 			qemu_plugin_register_vcpu_mem_inline(insn,
 				QEMU_PLUGIN_MEM_RW, QEMU_PLUGIN_INLINE_ADD_U64,
