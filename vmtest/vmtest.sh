@@ -1,17 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Boot kernels under QEMU and run the series' kselftests inside them.
-#
-# Three targets, each a file in vmtest/targets/: 'current' builds a
-# minimal kernel from the Debian kernel source vmtest/sources.lock pins
-# (or a tree given with --ksrc) with the series' committed patch files
-# applied; 'distro' boots Debian's prebuilt 6.12 kernel, whose image and
-# headers are extracted into the cache (never installed: nothing goes to
-# /boot), and runs current's selftests built against those headers;
-# 'arm64' cross-builds what 'current' builds for arm64 and boots it under
-# emulation. An x86 guest sees the host's filesystem read-only over 9p, an
-# arm64 guest a small root made of Debian's arm64 packages; both run the
-# selftests the way users do. See --help.
+# Boot kernels under QEMU and run the series' kselftests inside them, a
+# target (vmtest/targets/) at a time, phase by phase (fetch, tree, build,
+# boot). --help lists the options; vmtest/README.md says how each target's
+# kernel and guest are made.
 
 # shellcheck source-path=SCRIPTDIR
 set -u
@@ -204,7 +196,7 @@ parse_args()
 		[ -d "$KSRC" ] || die "--ksrc: no such directory: $KSRC"
 		KSRC=$(realpath "$KSRC")
 	fi
-	local t
+	local t kv
 
 	ARCHES=
 	for t in $TARGETS; do
@@ -213,7 +205,6 @@ parse_args()
 		check_target "$t"
 	done
 	[ -z "$KDIR_GIVEN" ] || KDIR_GIVEN=$(realpath "$KDIR_GIVEN")
-	local kv
 	for kv in "${PARAMS[@]}" "${ENVS[@]}"; do
 		[[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*=.*$ ]] ||
 			die "expected NAME=VALUE, not '$kv'"
@@ -312,12 +303,11 @@ write_job()
 }
 
 # The target's record: what its phases found (src=, tree=, kdir=,
-# kernel=, root=), as KEY=VALUE words.
+# kernel=, root=), KEY=VALUE words the job keeps as a file a shell can
+# source (JOB/record, read by lib/record.sh's vmtest_record).
 RECORD=()
 
-# record KEY=VALUE...: add to the record, which the job keeps as a file
-# a shell can source (JOB/record), the one lib/record.sh's vmtest_record
-# reads.
+# record KEY=VALUE...: add to the record.
 record()
 {
 	local kv
@@ -329,16 +319,14 @@ record()
 }
 
 # stop_here PHASE: at the phase --stop-after names, print the target's
-# record on one line, for people: the target's name, then its KEY=VALUE
-# words, the job directory's last (scripts read JOB/record).
+# record on one line for people, the job last (scripts read JOB/record).
 stop_here()
 {
 	[ "$STOP_AFTER" = "$1" ] || return 1
 	echo "$JOB_TARGET ${RECORD[*]} job=$JOB"
 }
 
-# Run one target, phase by phase (fetch, tree, build, boot); returns its
-# code.
+# run_target TARGET: its phases; returns its code.
 run_target()
 {
 	local target=$1 flavor=normal kernel initrd job kdir install
@@ -388,15 +376,12 @@ run_target()
 		kdir=$DISTRO_KDIR
 	fi
 
-	# Built on the host (cross-compiled for another architecture) beside
-	# the target's tree, and installed in the run's own job directory:
-	# nothing is compiled under emulation, and the guest's 'make
-	# run_tests' (--how tree, with the same O=) finds the targets up to
-	# date.
+	# Built on the host (cross-compiled) beside the tree, installed in the
+	# job: nothing compiles under emulation, and --how tree's 'make
+	# run_tests' (same O=) finds the targets up to date.
 	install=$JOB/install
-	# A kernel before 6.15 (Debian's 6.12) has no faux device for the
-	# *_dma tests: the selftests are built without the module, which is
-	# then built apart with a runner-only patch's platform device.
+	# A kernel before 6.15 (Debian's 6.12) has no faux device: the module
+	# is built apart, with a runner-only patch's platform device.
 	mapfile -t modpatches < <(module_patches "$kdir")
 	mods=()
 	[ ${#modpatches[@]} -eq 0 ] || mods=(TEST_GEN_MODS_DIR=)
@@ -406,12 +391,10 @@ run_target()
 		"$VMTEST_LOGS/selftests.log" \
 		build_selftests "$install" "$KTREE.build" "$kdir" "${mods[@]}" ||
 		fail "the selftests do not build"
-	# -D counts every instruction of the one vCPU as the tests' time,
-	# and kselftest's prefix.pl copies a test's output a byte at a time
-	# (some 160000 instructions a character, through tee and the
-	# console) while the test runs on: ptr_ring_test's single mode read
-	# 84 ns an item alone, 106-178 and never the same twice under
-	# run_kselftest.sh. A prefix a line at a time costs it under 1.
+	# -D counts every instruction of the one vCPU as the tests' time, and
+	# kselftest's prefix.pl copies output a byte at a time (some 160000
+	# instructions a character) while the test runs on: a line at a time
+	# (vmtest/README.md has the figures).
 	[ "$DETERMINISTIC" -eq 0 ] ||
 		printf '#!/bin/sh\nexec sed -u "s/^/# /"\n' \
 			>"$install/kselftest/prefix.pl" ||
@@ -448,10 +431,7 @@ run_target()
 
 # The run of one target owns a job directory, made before anything else:
 # its logs, its installed selftests, its guest's files and its result.
-JOB=
-JOB_TARGET=
-JOB_START=
-PHASE=
+JOB='' JOB_TARGET='' JOB_START='' PHASE=''
 
 # start_job TARGET: make the target's job directory (JOB), its result
 # saying the run is under way; a run that boots points jobs/TARGET to
@@ -512,9 +492,8 @@ record_result()
 		"$PHASE" "$JOB" >"$JOB/result.tmp" && mv "$JOB/result.tmp" "$JOB/result"
 }
 
-# finish: a target's EXIT trap. However its run ends (die, fail, Ctrl-C),
-# the running step or guest stops, the job's result says why, and the
-# summary gets the target's row.
+# finish: a target's EXIT trap. However its run ends, the running step or
+# guest stops, the job's result says why, the summary gets its row.
 # shellcheck disable=SC2317 # run by the trap
 finish()
 {
@@ -541,9 +520,8 @@ run_one()
 	run_target "$1"
 }
 
-# What the benchmarks' "cycles" count in the job's guest, when they are
-# not a TSC's: the arm64 generic timer, at the frequency its kernel
-# reported; and whether the figures are emulated.
+# What the benchmarks' "cycles" count when not a TSC's (arm64: the generic
+# timer, at its reported rate), and whether the figures are emulated.
 # shellcheck disable=SC2317 # run by finish, the trap
 counter_note()
 {
@@ -558,9 +536,8 @@ counter_note()
 		"$([ "$VMTEST_ACCEL" = kvm ] || echo ', emulated: read ns')"
 }
 
-# The selftests the job's KTAP reports skipped whole: a run that passes
-# with them did not run them (a guest root without kmod's modinfo once
-# skipped the page_pool test so), and the summary says which.
+# The selftests the job's KTAP reports skipped whole, which a passing run
+# did not run (a root without kmod's modinfo once skipped page_pool so).
 # shellcheck disable=SC2317 # run by finish, the trap
 skip_note()
 {
@@ -580,8 +557,7 @@ stop_run()
 	exit "$2"
 }
 
-ROWS=
-RUN_PID=
+ROWS='' RUN_PID=''
 
 main()
 {
