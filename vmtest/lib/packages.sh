@@ -79,28 +79,21 @@ apt_install()
 		install -y --no-install-recommends "$@"
 }
 
-# Install the Debian packages providing what the runner needs on the host
-# for ARCHES (the targets' architectures), every tool a kernel build uses
-# among them, before the first build: the .config records pahole's
-# version (CONFIG_PAHOLE_VERSION), and a pahole installed later makes
-# every module build against that kernel warn. The arm64 tools (the
-# cross compiler, its C library for ptr_ring_test, QEMU's arm emulators)
-# come only with an arm64 target. A run that stops after fetch or tree (a
-# record query) needs only what fetches and lays the sources: no QEMU, no
-# compiler.
+# Install the Debian packages the runner needs on the host for ARCHES
+# (the targets' architectures) before the first build: the .config
+# records pahole's version, and a pahole installed later makes every
+# module build against that kernel warn. A run that stops after fetch or
+# tree (a record query) needs only what fetches and lays the sources.
 ensure_host_tools()
 {
 	local arches=$1 need
 
-	if [ "${STOP_AFTER:-}" = fetch ] || [ "${STOP_AFTER:-}" = tree ]; then
-		mapfile -t need < <(source_tools | missing_packages)
-		[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
-		return
-	fi
-	mapfile -t need < <({ host_tools
-		[[ " $arches " != *" arm64 "* ]] || arm64_host_tools; } |
-		missing_packages)
+	mapfile -t need < <(case ${STOP_AFTER:-} in
+		fetch | tree) source_tools ;;
+		*) host_tools; [[ " $arches " != *" arm64 "* ]] || arm64_host_tools ;;
+		esac | missing_packages)
 	[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
+	[ "${STOP_AFTER:-}" != fetch ] && [ "${STOP_AFTER:-}" != tree ] || return 0
 	# Not a pipe: under pipefail, grep -q quitting early could kill
 	# busybox with SIGPIPE and fail the check at random.
 	grep -qx reboot <(/bin/busybox --list) ||
@@ -154,13 +147,14 @@ host_tools()
 	EOF
 }
 
+# The arm64 target's: QEMU's arm emulators, the cross compiler and its C
+# library (ptr_ring_test).
 arm64_host_tools()
 {
 	cat <<-EOF
 	qemu-system-aarch64 qemu-system-arm
 	aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
 	/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
-	dpkg-deb dpkg
 	EOF
 }
 
@@ -204,7 +198,6 @@ private_apt_opts()
 		-o "APT::Sandbox::User=root"
 }
 
-# apt-get/apt-cache options using only the private newer-suite setup.
 newer_apt_opts()
 {
 	private_apt_opts "$VMTEST_CACHE/apt"
@@ -237,16 +230,22 @@ private_apt_update()
 	fi
 }
 
-# Print "package version" of the newest linux-source-X.Y in newer suites.
-newest_linux_source()
+# newer_apt_cache ARGS...: apt-cache ARGS on the newer suites' index.
+newer_apt_cache()
 {
 	local -a opts
 
 	mapfile -t opts < <(newer_apt_opts)
-	apt-cache "${opts[@]}" search --names-only '^linux-source-[0-9.]+$' |
+	apt-cache "${opts[@]}" "$@"
+}
+
+# Print "package version" of the newest linux-source-X.Y in newer suites.
+newest_linux_source()
+{
+	newer_apt_cache search --names-only '^linux-source-[0-9.]+$' |
 		awk '{ print $1 }' | sort -V | tail -n 1 |
 		while read -r pkg; do
-			printf '%s %s\n' "$pkg" "$(apt-cache "${opts[@]}" show "$pkg" |
+			printf '%s %s\n' "$pkg" "$(newer_apt_cache show "$pkg" |
 				awk '/^Version:/ { print $2 }' | sort -V | tail -n 1)"
 		done
 }
@@ -300,20 +299,14 @@ locked_version()
 # the newer suites'.
 newest_version()
 {
-	local -a opts
-
-	mapfile -t opts < <(newer_apt_opts)
-	{ apt-cache "${opts[@]}" show "$1"; apt-cache show "$1"; } 2>/dev/null |
+	{ newer_apt_cache show "$1"; apt-cache show "$1"; } 2>/dev/null |
 		awk '/^Version:/ { print $2 }' | sort -V | tail -n 1
 }
 
 # has_version PKG VER: the newer suites' index has PKG at VER.
 has_version()
 {
-	local -a opts
-
-	mapfile -t opts < <(newer_apt_opts)
-	apt-cache "${opts[@]}" madison "$1" 2>/dev/null |
+	newer_apt_cache madison "$1" 2>/dev/null |
 		awk -F ' [|] ' -v v="$2" '$2 == v { found = 1 } END { exit !found }'
 }
 
@@ -345,11 +338,9 @@ fetch_current_source()
 }
 
 # update_lock: the lock's lines moved to the newest version in Debian's
-# index (the current target's linux-source-X.Y to the newest X.Y in the
-# newer suites; the distro target's 6.12 image to the one this machine's
-# index names; any other package, another kernel source a test reads
-# among them, to its own newest version); a package no index has stays
-# as it is. Prints what moved.
+# index (linux-source-X.Y: the newer suites' newest X.Y; the 6.12 image:
+# the one this machine's index names; any other: its own newest); a
+# package no index has stays. Prints what moved.
 update_lock()
 {
 	local name ver new cur tmp=$SOURCES_LOCK.new
@@ -372,14 +363,11 @@ update_lock()
 	mv "$tmp" "$SOURCES_LOCK"
 }
 
-# The arm64 guest's root: what run_kselftest.sh, its runner.sh, the
-# series' driver and vmtest/guest run (bash, coreutils' timeout and
-# stdbuf, grep, sed, awk, find, getconf for the online CPUs; kmod's
+# The arm64 guest's root: what kselftest, the series' driver and
+# vmtest/guest run (coreutils' timeout and stdbuf, getconf; kmod's
 # modinfo, which reads a module file where busybox's wants the running
-# kernel's /lib/modules), the C library ptr_ring_test links against, and
-# busybox for the rest (mount, dmesg, reboot, ...). Debian packages of
-# this machine's own release, so the guest's glibc is the one the cross
-# compiler's libc6-dev-arm64-cross matches.
+# kernel's), busybox for the rest. Of this machine's release, so its
+# glibc is the one libc6-dev-arm64-cross matches.
 ARM64_ROOT_PKGS="busybox-static bash coreutils grep sed gawk findutils libc-bin kmod"
 
 # apt-get options of the private arm64 setup: its own sources, index,
