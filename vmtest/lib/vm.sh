@@ -12,10 +12,9 @@ KVM_DEV=${KVM_DEV:-/dev/kvm}
 # Seconds a probe guest has to print its first console line.
 KVM_PROBE_SECS=${KVM_PROBE_SECS:-10}
 
-# kvm_runs KERNEL: can KVM run this kernel? Some machines have a /dev/kvm
-# that opens and creates VMs, but a guest on it never prints anything:
-# boot the kernel with no root file system, which under a working KVM
-# prints its banner and panics (QEMU then exits) within a second or two.
+# kvm_runs KERNEL: can KVM run this kernel? Some machines' /dev/kvm creates
+# VMs whose guest never prints: boot it without a root, which under a
+# working KVM prints its banner and panics within a second or two.
 kvm_runs()
 {
 	local kernel=$1
@@ -29,9 +28,8 @@ kvm_runs()
 	grep -q 'Linux version' <<<"$KVM_PROBE_OUT"
 }
 
-# choose_accel KERNEL: settle VMTEST_ACCEL to kvm or tcg, probing once.
-# A guest of another architecture than the host's is emulated; -D is
-# TCG whatever it says.
+# choose_accel KERNEL: settle VMTEST_ACCEL to kvm or tcg, probing once; a
+# foreign architecture is emulated, -D is TCG whatever it says.
 choose_accel()
 {
 	[ "$VMTEST_ACCEL" = auto ] && [ "$DETERMINISTIC" -eq 0 ] || return 0
@@ -66,11 +64,9 @@ vm_cpu()
 accel_opts()
 {
 	if [ "$DETERMINISTIC" -eq 1 ]; then
-		# One instruction, one tick of the virtual clock and TSC;
-		# icount needs single-threaded TCG, and sleep=off keeps idle
-		# time from depending on the host. The CPU is named (lib/arch.sh
-		# DET_CPU): what it makes the guest kernel patch in (return
-		# thunks, retpolines, PTI) is in the counts, as on a server.
+		# One instruction, one tick of the virtual clock and TSC (icount
+		# needs single-threaded TCG; sleep=off: idle time not the
+		# host's), on a named server CPU (lib/arch.sh DET_CPU).
 		echo "-accel tcg,thread=single -icount shift=0,sleep=off"
 	elif [ "$VMTEST_ACCEL" = kvm ]; then
 		echo "-accel kvm"
@@ -83,12 +79,9 @@ accel_opts()
 # Boots tried before a kernel that crashes while booting fails the run.
 BOOT_ATTEMPTS=3
 
-# crashed_booting QEMU_RC JOBDIR: did the kernel die before userspace
-# started? No test has run then, so the crash is the emulation's or the
-# kernel's own boot (Debian's kernel has been seen to take an int3 Oops in
-# sched_clock_cpu while another vCPU patched a static branch under
-# multi-threaded TCG), and the boot is worth trying again. A timeout
-# (124, 125) is not retried: a hang would just hang again.
+# crashed_booting QEMU_RC JOBDIR: did the kernel die before userspace (no
+# test ran: the emulation's or the boot's fault, see vmtest/README.md), so
+# that booting again is worth it? A timeout (124, 125) would hang again.
 crashed_booting()
 {
 	local rc=$1 job=$2
@@ -99,10 +92,9 @@ crashed_booting()
 		python3 "$JUDGE" --splats "$job/console.log" >/dev/null
 }
 
-# run_vm KERNEL INITRD JOBDIR: returns the job's code, or 1 on a splat,
-# a crash or a timeout. A kernel that crashes before userspace starts is
-# booted again, up to BOOT_ATTEMPTS times, each crash kept and reported.
-# choose_accel has run (the job's script depends on the accelerator).
+# run_vm KERNEL INITRD JOBDIR, after choose_accel: the job's code, or 1 on
+# a splat, a crash or a timeout; a crash before userspace is booted again,
+# up to BOOT_ATTEMPTS times, each crash kept and reported.
 run_vm()
 {
 	local kernel=$1 initrd=$2 job=$3 log=$3/console.log
@@ -132,8 +124,7 @@ run_vm()
 }
 
 # Seconds a guest has to reach userspace (BOOT_MARKER): a debug kernel
-# under emulation needs a minute, a kernel that never gets there (a hang
-# in early boot, an accelerator that cannot run it) is killed then.
+# under emulation needs a minute; one hung in early boot is killed then.
 BOOT_TIMEOUT=${VMTEST_BOOT_TIMEOUT:-240}
 
 # boot_vm KERNEL INITRD JOBDIR: one boot, QEMU's exit code; 124 when the
@@ -152,25 +143,20 @@ boot_vm()
 	# interrupt: route them from the BIOS table instead.
 	[ "$DEBUG" -eq 1 ] && [ "$kernel" != "${DISTRO_KERNEL:-}" ] &&
 		[ "$KARCH" = x86_64 ] && append+=" acpi=noirq"
-	# Under multi-threaded TCG the TSC drifts from the HPET with the
-	# host's load: the clocksource watchdog marks it unstable and flips
-	# a static branch, whose int3 patching another vCPU can run into (an
-	# Oops in sched_clock_cpu mid-test). The TSC is declared reliable.
+	# Under multi-threaded TCG the watchdog finds the TSC skewed with the
+	# host's load and flips a static branch, which can Oops another vCPU.
 	[ "$KARCH" = x86_64 ] && [ "$DETERMINISTIC" -eq 0 ] &&
 		[ "$VMTEST_ACCEL" != kvm ] && append+=" tsc=reliable"
-	# The DMA layer the benchmark's *_dma tests map through: bounce
-	# buffers for every mapping and sync with swiotlb=force
+	# The *_dma tests' DMA layer: bounce buffers for every mapping, or the
+	# emulated VT-d for the runner-only patch's edu device (VT-d first)
 	[ "${VM_DMA:-direct}" = swiotlb ] && append+=" swiotlb=force"
-	# or through the emulated VT-d, for the edu device the module's
-	# runner-only patch maps for (q35: VT-d first, before any PCI device)
 	read -ra machine <<<"$QEMU_MACHINE"
 	if [ "${VM_DMA:-direct}" = iommu ]; then
 		append+=" intel_iommu=on"
 		machine=(-M q35 -device intel-iommu -device edu)
 	fi
 
-	# The root is the host's own, or (another architecture) the one
-	# made for the guest (GUEST_ROOT, lib/arch.sh).
+	# The root: the host's own, or one made for the guest (lib/arch.sh).
 	# shellcheck disable=SC2207,SC2054,SC2206 # single words; commas are QEMU's
 	qemu=("$QEMU" "${machine[@]}" $(accel_opts) -nodefaults -no-reboot
 		-display none -smp "$VM_CPUS" -m "$VM_MEM"
@@ -182,9 +168,8 @@ boot_vm()
 		-device virtio-9p-pci,fsdev=work,mount_tag=work
 		${INSN_PLUGIN:+-plugin "$INSN_PLUGIN,out=$job/insn.raw"}
 		-kernel "$kernel" -initrd "$initrd"
-		# After "--": init's arguments, not the kernel's parameters, so
-		# that the benchmarks' record of the command line is the same
-		# from job to job
+		# After "--": init's arguments, so that the benchmarks' record
+		# of the kernel's command line is the same from job to job
 		-append "$append -- vmtest_init=$VMTEST_DIR/guest/init vmtest_work=$VMTEST_CACHE vmtest_job=$job")
 
 	rm -f "$log"
