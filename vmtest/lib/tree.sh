@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Kernel trees: a hard-link farm of the source with the series' committed
-# patch files applied (patch -p1). Nothing here calls series/: a clone
-# builds a kernel.
-#
-# A tree the user names is never modified: the farm holds hard links to
-# its files, and patch -p1 replaces (never rewrites) the ones the series
-# changes. Kernels are built out of tree (O=), so no build writes a
-# source.
+# patch files applied (patch -p1 replaces, never rewrites, a file; builds
+# are out of tree), so the source is never modified. Nothing here calls
+# series/: a clone builds a kernel.
 # shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
 # An identity that changes whenever the tree's content does.
@@ -43,12 +39,11 @@ make_farm()
 	fi
 }
 
-# apply_series SRC FARM PATCH...: the paths the patches touch, and those
-# the last ones applied touched, back to SRC's content (or gone, where
-# SRC has none), then the patches applied with patch -p1 (GNU patch
-# writes each file anew, so the farm's links to SRC are never written
-# through). Copies, not links: each gets a new mtime, so that make
-# rebuilds what it built from another series' version of the file.
+# apply_series SRC FARM PATCH...: the paths these and the last patches
+# applied touch back to SRC's content (or gone), as copies with a new
+# mtime so that make rebuilds what another series' version built; then
+# the patches applied (GNU patch writes each file anew, never through a
+# link to SRC).
 apply_series()
 {
 	local src=$1 farm=$2 p
@@ -74,10 +69,9 @@ apply_series()
 	echo "applied $# patches"
 }
 
-# A farm is used by one run at a time, from its patching until its
-# selftests are in the run's job (to the guest's end, when the guest
-# builds in it): a run from a checkout with other series files, sharing
-# the cache, waits, then patches the farm with its own.
+# A farm is one run's from its patching until its selftests are in the
+# job (the guest's end, when the guest builds in it): a run from another
+# checkout sharing the cache waits, then patches it with its own series.
 TREE_LOCK_FD=
 TREE_LOCK_WAIT=${TREE_LOCK_WAIT:-3600}
 
@@ -98,14 +92,11 @@ release_tree()
 	TREE_LOCK_FD=
 }
 
-# prepare_tree SRC ID TARGET: sets KTREE to TARGET's farm of SRC with the
-# series' committed patch files applied. The farm is relinked only when
-# ID (the source's identity) changes, and the patches are applied only
-# when their content changes; the farm keeps its place (and so its
-# kernel build directory), and as hard links keep mtimes, a relinked
-# farm rebuilds only what changed. Each target has its own farm, as the
-# module is built in the tree (lib.mk's TEST_GEN_MODS_DIR): one farm
-# for targets with different kernels rebuilt it on every run.
+# prepare_tree SRC ID TARGET: sets KTREE to TARGET's farm of SRC, patched.
+# It is relinked when ID (the source's identity) changes, patched when the
+# patches do; it keeps its place and, as links keep mtimes, rebuilds only
+# what changed. A farm per target: the module is built in the tree
+# (TEST_GEN_MODS_DIR), and targets with other kernels rebuilt it each run.
 prepare_tree()
 {
 	local src=$1 id=$2 target=$3 farm key
