@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # A target as data: its file in vmtest/targets/ names the architecture
-# and where its kernel comes from, and what differs between the
-# architectures is here, so that no step has a copy per target or
-# architecture, and a new target is one file.
+# and the kernel's origin; what differs per architecture is here, so that
+# no step has a copy per target and a new target is one file.
 # shellcheck shell=bash disable=SC2034 # sets globals for vmtest.sh
 
 # load_target TARGET: read vmtest/targets/TARGET, a KEY=VALUE file
@@ -16,13 +15,10 @@
 #   QEMU           the system emulator
 #   QEMU_MACHINE   its machine options (x86: the default PC)
 #   VM_CONSOLE     the guest's serial console
-#   DET_CPU        the CPU model of deterministic (-D) boots: a named
-#                  server model, so that the guest kernel applies the
-#                  mitigations such a server gets (-cpu max reports itself
-#                  not affected by most of them); empty where -D is refused
-#   GUEST_ROOT     the directory the guest gets as its read-only root over
-#                  9p: the host's own root for x86, a small root made of
-#                  Debian's arm64 packages otherwise (set by the target)
+#   DET_CPU        -D's CPU: a server model, whose mitigations the guest
+#                  applies (-cpu max claims to need few); empty: no -D
+#   GUEST_ROOT     the guest's read-only 9p root: the host's for x86, else
+#                  empty until ensure_guest_root makes Debian's arm64 one
 #   ACCEL_NATIVE   1 when KVM could run the guest on this host
 load_target()
 {
