@@ -1,23 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # One stage of the runner, with its libraries as vmtest.sh uses them, for
-# the runner's tests (stand-ins from tests/runner/bin come first in PATH).
+# the runner's tests (tests/runner/bin's stand-ins first in PATH); the
+# guest has FAKE_TARGET's architecture (default current). Prints 'rc=N
+# boots=N' at the end.
 #
-# usage: stage.sh step|stepfn|boot|distro|install|selftests|tree JOBDIR
-#   step   a build step running 'make'
-#   stepfn a build step running a shell function that runs 'make' (the
-#          runner's make_config and make_farm are functions)
-#   boot   run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
-#   distro ensure_distro_kernel, then the initramfs of that kernel in
-#          JOBDIR/initrd; prints the DISTRO_ variables
-#   install apt_install of the packages FAKE_PKGS names
+# usage: stage.sh STAGE JOBDIR, STAGE one of:
+#   step, stepfn  a build step running make, or a shell function that runs
+#             it (as make_config and make_farm are)
+#   boot      run_vm of a stand-in kernel (FAKE_BOOTS says what it does)
+#   distro    ensure_distro_kernel, its initramfs in JOBDIR/initrd; prints
+#             the DISTRO_ variables
+#   install   apt_install of the packages FAKE_PKGS names
 #   selftests build_selftests of FAKE_TREE's FAKE_TARGETS into
-#          JOBDIR/install (O=JOBDIR/build, KDIR=JOBDIR/kdir)
-#   tree   prepare_tree of FAKE_SRC with FAKE_SERIES' patches (cache
-#          FAKE_CACHE), FAKE_HOLD s, then build_selftests of what the
-#          series adds
-# FAKE_TARGET (default current) names the target whose architecture the
-# guest has. Prints 'rc=N boots=N' at the end.
+#             JOBDIR/install (O=JOBDIR/build, KDIR=JOBDIR/kdir)
+#   tree      prepare_tree of FAKE_SRC with FAKE_SERIES' patches (cache
+#             FAKE_CACHE), FAKE_HOLD s, then build_selftests from it
 
 # shellcheck source-path=SCRIPTDIR
 TESTS_RUNNER=$(dirname "$(realpath "$0")")
@@ -68,9 +66,6 @@ selftests)
 		build_selftests "$job/install" "$job/build" "$job/kdir"
 	;;
 tree)
-	# FAKE_SRC patched with FAKE_SERIES' patch files in the cache
-	# FAKE_CACHE (the runner's farm), then, FAKE_HOLD s later, the
-	# selftests the series adds built and installed from it.
 	PATH=${PATH#"$TESTS_RUNNER/bin:"}
 	VMTEST_CACHE=$FAKE_CACHE VMTEST_SERIES=$FAKE_SERIES
 	prepare_tree "$FAKE_SRC" "$(tree_identity "$FAKE_SRC")" \
