@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# vmtest.sh --attribute: where a deterministic run's instructions go. The
-# QEMU plugin vmtest/plugin/insn_count.c, built against the plugin header
-# of Debian's source of the QEMU installed (fetched into the cache with a
-# private deb-src list, the machine's apt setup untouched), counts each
-# block's instructions inside the timed chunks the module's runner-only
-# patch marks; the guest records the kernel's symbols and the module's
-# section addresses; vmtest/lib/insn_profile.py names the blocks after.
+# vmtest.sh --attribute: where a deterministic run's instructions go
+# (vmtest/README.md). The plugin is built against the header of Debian's
+# source of the installed QEMU, fetched with a private deb-src list; the
+# guest records the kernel's symbols and the module's section addresses.
 # shellcheck shell=bash disable=SC2034 # sets INSN_PLUGIN for vmtest.sh
 
 # qemu_plugin_header: the path of qemu-plugin.h from Debian's source of
