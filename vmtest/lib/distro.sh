@@ -65,10 +65,9 @@ extract_distro_kernel()
 	depmod -b "$dir" "$rel"
 }
 
-# ensure_distro_kernel: sets DISTRO_RELEASE, DISTRO_ROOT
-# (the extracted packages), DISTRO_KERNEL (the image) and DISTRO_KDIR (its
-# headers), downloading and extracting the packages when this version is
-# not in the cache yet (offline, the pinned version extracted before).
+# ensure_distro_kernel: sets DISTRO_RELEASE, DISTRO_ROOT (the extracted
+# packages), DISTRO_KERNEL (the image) and DISTRO_KDIR (its headers); the
+# pinned version is downloaded and extracted once (then no network).
 ensure_distro_kernel()
 {
 	local rel ver dir
