@@ -3,27 +3,21 @@
 """Where a deterministic run's instructions go, per test and function.
 
   insn_profile.py JOB [--ktap OUT] [--json OUT]
-                                          the job's table; OUT: KTAP of
-                                          each test's model cycles, the
-                                          profile as JSON
+        the job's table; OUT: KTAP of each test's model cycles, the
+        profile as JSON
   insn_profile.py --base JOB... --change JOB... [--changed FILE --uncovered OUT]
-                                          the functions that moved
+        the functions that moved
 
-A JOB is a vmtest.sh --attribute run's directory (or the profile.json
---json saved of it): insn.raw (the QEMU plugin's blocks per test,
-vmtest/plugin/insn_count.c), kallsyms (the
-guest kernel's symbols), sections (the module's section addresses while
-it was loaded), the module it loaded (install/.../bench_page_pool.ko) and
-its KTAP, whose "Type:" lines name the tests in the order they printed
-and say how many elements each timed.  A block counts for the symbol at
-or below its start; calls are the executions of blocks that start a
-symbol.  Each test also has its events (the plugin's locked operations,
-fences, calls, returns, indirect branches, string elements and bytes,
-loads and stores, and its cache model's L1 and LL misses).  Counts are
-per element; the check says which tests lack the functions their path
-needs (the path fingerprint).  With --changed (the "OBJECT FUNCTION"
-lines of ab/objdiff.py), OUT gets the tests, one a line, in which no job
-ran any of those functions: not covered.
+A JOB is a vmtest.sh --attribute run's directory (or its saved
+profile.json): insn.raw (vmtest/plugin/insn_count.c's blocks and events
+per test), kallsyms, sections (the module's section addresses), the
+module it loaded and its KTAP, whose "Type:" lines name the tests in
+order and say how many elements each timed.  A block counts for the
+symbol at or below its start; calls are the executions of blocks that
+start a symbol.  Counts are per element; the check says which tests lack
+the functions their path needs (the path fingerprint).  With --changed
+(ab/objdiff.py's "OBJECT FUNCTION" lines), OUT gets the tests, one a
+line, in which no job ran any of those functions: not covered.
 """
 
 import argparse
