@@ -1,16 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest.sh --attribute without booting the benchmark: the QEMU plugin
-# builds from Debian's source of the installed QEMU (fetched into the
-# cache), counts a marked user program's chunks under qemu-x86_64 (what
-# runs outside them is left out), and vmtest/lib/insn_profile.py names a
-# canned job's blocks per function and element, checks each test's path
-# fingerprint (a page_pool test without its put fails), says which
-# functions and events moved between two jobs and which tests ran none of
-# a list of changed functions (not covered), and exits 2 on a job
-# missing a file; the plugin counts a marked program's locked operations,
-# fences, calls, returns, indirect calls and string bytes exactly, and
-# its cache model the misses of loads from L2 and from untouched lines.
+# vmtest.sh --attribute without booting the benchmark: the QEMU plugin,
+# built as the runner builds it, on marked user programs under
+# qemu-x86_64 (marks.c, events.c); vmtest/lib/insn_profile.py and
+# cycles.py on canned jobs and counts.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

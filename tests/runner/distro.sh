@@ -2,12 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The distro target's kernel is extracted into the cache, never installed
 # (no VM, no network: an apt-cache and an apt-get that play Debian's
-# packages, built here with dpkg-deb): the image and headers are under
-# CACHE/distro, the headers work from there (their Makefile and links),
-# the initramfs gets the 9p modules from there, a second run downloads
-# nothing, an image vmtest/sources.lock pins that the index lacks exits 2
-# naming the command that moves the pin, and nothing is written under
-# /boot, /lib/modules or /usr/src.
+# packages, built here with dpkg-deb).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

@@ -1,11 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest/update-lock.sh on a canned package index (no network: an
-# apt-cache and an apt-get that answer from it): the current target's
-# source moves to the newest linux-source-X.Y, the distro image to the
-# one the machine's index names, every other pin to its own package's
-# newest version, comments stay; and every Debian source a test fetches
-# (tests/lib.sh's debian_source) is one the lock pins.
+# apt-cache and an apt-get that answer from it); every Debian source a
+# test fetches (tests/lib.sh's debian_source) is one the lock pins.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

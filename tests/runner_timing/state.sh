@@ -1,12 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Each run owns its state (no VM, no kernel, no network: an apt-get that
-# fails or hangs stands in for Debian): the job directory and the
-# jobs/TARGET link are made before anything else, so a run that fails
-# before booting leaves jobs/TARGET saying so, never an older run's pass;
-# its logs are in the job; the runner's own failures exit 2, a bad option
-# too, and end their target only with -K; Ctrl-C, or SIGTERM to the
-# runner alone, says "interrupted".
+# fails or hangs stands in for Debian): its job and the jobs/TARGET link
+# come before anything else, so a run that fails early never leaves an
+# older run's pass there.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

@@ -1,11 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The current target's tree gets the series' committed patch files (no
-# VM, no kernel): a forced re-apply leaves the pristine source as it was,
-# and gives the project's files; a second run applies nothing and leaves
-# the tree's files alone; a tree the series does not apply to stops the
-# runner, naming the patch; a shallow clone of the project prepares the
-# tree without any git identity and without series/'s scripts.
+# VM, no kernel), the source left as it is.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

@@ -1,12 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# One target's build does not leak into another's (no VM, no kernel): in
-# a tree with the Debian source's selftests Makefile and lib.mk and a
-# small test program, the runner's selftest build for the current
-# target (x86-64), then for arm64 in the same tree, installs an aarch64
-# binary for arm64 ('file' says so), as lib.mk, whose rules know no
-# compiler, would not in a shared build directory. The cross compiler is
-# a stand-in: the host's gcc, its output marked AArch64.
+# One target's selftest build does not leak into another's (no VM, no
+# kernel) in one tree with kselftest's Makefile and lib.mk, whose rules
+# know no compiler: a shared build directory would install the x86
+# binary for arm64. The cross compiler: the host's gcc, marked AArch64.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

@@ -1,13 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Two checkouts with different series files, one cache (no VM, no
-# kernel): their runs overlap on the one farm of the same source, and
-# each installs the selftest its own series gives. The second waits for
-# the first to have its selftests, says so, then patches the farm anew;
-# without the farm's lock it would patch the farm under the first run,
-# which would then build and install the second's program. Another
-# target's run has its own farm and does not wait; a file a series no
-# longer changes is the source's again, and what make built is rebuilt.
+# kernel): their runs overlap on one farm, and each installs its own
+# series' selftest (without the farm's lock the second would patch the
+# farm under the first, which would install the second's program).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"

@@ -2,10 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # What the committed series touch (vmtest/lib/series_files.py), on a
 # small fake kernel tree and a small series of patch files
-# (series/virtio/, series/net-next/): --targets names the selftest
-# directories the series add; --kernel-digest follows the series files a
-# kernel build reads and nothing else; --entries gives the MAINTAINERS
-# entries a patched MAINTAINERS adds, as the project keeps them.
+# (series/virtio/, series/net-next/).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
