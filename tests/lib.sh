@@ -236,11 +236,11 @@ in_guest()
 # The kernel source vmtest/sources.lock pins (the current target's, the
 # series' base), where the runner unpacks it; it may not be there yet.
 pinned_source()
-{
-	awk '$1 ~ /^linux-source-[0-9.]+$/ { print $1 "-" $2 }' \
-		"$REPO/vmtest/sources.lock" | sort -V | tail -n 1 |
-		sed "s|^|$VMTEST_CACHE/src/|"
-}
+(
+	runner_libs
+	read -r pkg ver < <(locked_source)
+	echo "$VMTEST_CACHE/src/$pkg-$ver"
+)
 
 # overlay_ptr_ring KSRC DIR [PATH...]: DIR mirrors KSRC (link_tree, the
 # PATHs real directories too) with this repository's ptr_ring selftest and
@@ -256,21 +256,20 @@ overlay_ptr_ring()
 }
 
 # kselftest_tree DIR NAME: DIR becomes a tree with kselftest's Makefile,
-# lib.mk and helpers, from the newest kernel source in the runner's
-# cache; none is NAME's failed check, and exit 1.
+# lib.mk and helpers, from the pinned source; none is NAME's failed
+# check, and exit 1.
 kselftest_tree()
 {
 	local src
 
-	src=$(find "$VMTEST_CACHE/src/" -maxdepth 1 -type d \
-		-name 'linux-source-[0-9]*' 2>/dev/null | sort -V | tail -n 1)
-	[ -n "$src" ] && mkdir -p "$1/tools/testing/selftests" "$1/scripts" &&
+	src=$(pinned_source)
+	[ -d "$src" ] && mkdir -p "$1/tools/testing/selftests" "$1/scripts" &&
 	cp "$src/scripts/subarch.include" "$1/scripts/" &&
 	cp -r "$src/tools/testing/selftests/"{Makefile,lib.mk,kselftest,run_kselftest.sh} \
 		"$src/tools/testing/selftests/"kselftest*.h "$1/tools/testing/selftests/" &&
 		return 0
-	not_ok "$2: a Debian kernel source to take lib.mk from" \
-		"none in $VMTEST_CACHE/src"
+	not_ok "$2: the pinned kernel source to take lib.mk from" \
+		"not in $src"
 	return 1
 }
 
