@@ -4,7 +4,9 @@
 # time limit, then print the totals as 'N passed, N failed'. A group that
 # fails, exits non-zero, runs out of time or reports nothing counts as a
 # failed check. Exit 1 when any check failed; Ctrl-C (or SIGTERM) stops
-# the running group, whatever it started, and exits 130 (143).
+# the running group, whatever it started, and exits 130 (143). The logs
+# go to tests/out (TESTS_OUT=DIR: elsewhere); a run waits for another
+# that writes the same directory.
 #
 # usage: tests/run.sh [--tier unit|quick|ci|all] [GROUP...]  (GROUPs named
 #   run whatever their tier; --help lists them)
@@ -92,6 +94,13 @@ for g in "${groups[@]}"; do
 done
 out=${TESTS_OUT:-$PWD/out}
 mkdir -p "$out"
+# One run a directory of logs: another one waits, so that neither counts
+# the other's checks. (The groups do not inherit the lock.)
+exec {lock}>"$out/run.lock"
+if ! flock -n "$lock"; then
+	echo "run.sh: waiting for the other run that writes $out (TESTS_OUT=DIR runs beside it)" >&2
+	flock "$lock"
+fi
 # The runner's messages from the groups' preparations (tests/lib.sh):
 # this run's only.
 : >"$out/run.log"
@@ -165,7 +174,7 @@ run_group()
 	# In the background, so that a signal's trap runs at once (wait
 	# returns), and shown as it comes.
 	timeout -k 30 "${limit:-3600}" "${iso[@]}" "$gdir/$g/run_tests.sh" \
-		>"$log" 2>&1 </dev/null &
+		>"$log" 2>&1 </dev/null {lock}>&- &
 	GROUP_PID=$!
 	tail -n +1 -s 0.2 --pid="$GROUP_PID" -f "$log" &
 	SHOW_PID=$!

@@ -28,6 +28,16 @@ wait
 GROUP
 standin "$work/groups/second/run_tests.sh" 'echo "ok - second ran"'
 
+# sleepy_runs OUT: until a run.sh writing OUT runs the group sleepy
+sleepy_runs()
+{
+	for _ in $(seq 100); do
+		grep -q 'sleepy started' "$1/group-sleepy.log" 2>/dev/null &&
+			[ "$(pgrep -fc "sleep $FAKE_SLEEP")" -ge 2 ] && return
+		sleep 0.1
+	done
+}
+
 # interrupt NAME SIGNAL WHOM: run.sh with the two groups, SIGNAL to its
 # process group (WHOM=group) or to it alone, once the first group runs.
 interrupt()
@@ -39,11 +49,7 @@ interrupt()
 	foreground env TESTS_GROUPS="$work/groups" TESTS_OUT="$work/$name" \
 		"$TESTS_DIR/run.sh" sleepy second >"$work/$name.log" 2>&1
 	pid=$!
-	for _ in $(seq 100); do
-		grep -q 'sleepy started' "$work/$name/group-sleepy.log" 2>/dev/null &&
-			[ "$(pgrep -fc "sleep $FAKE_SLEEP")" -ge 2 ] && break
-		sleep 0.1
-	done
+	sleepy_runs "$work/$name"
 	start=$SECONDS
 	signal_wait "$whom" "$sig" "$pid"
 	rc=$?
@@ -67,6 +73,29 @@ check "run.sh: a group's checks are shown and counted (exit $?)" \
 	grep -Eqx '1 passed, 0 failed in [0-9]+ s' "$work/plain.log"
 expect_grep "run.sh: the group's lines are in run.log" "$work/plain/run.log" \
 	'^ok - second ran$'
+
+# Two runs writing one directory of logs: the second waits for the
+# first, then counts its own checks only.
+foreground env TESTS_GROUPS="$work/groups" TESTS_OUT="$work/two" \
+	"$TESTS_DIR/run.sh" sleepy >"$work/two-1.log" 2>&1
+first=$!
+sleepy_runs "$work/two"
+TESTS_GROUPS=$work/groups TESTS_OUT=$work/two "$TESTS_DIR/run.sh" second \
+	>"$work/two-2.log" 2>&1 &
+second=$!
+for _ in $(seq 50); do
+	grep -q 'waiting' "$work/two-2.log" && break
+	sleep 0.1
+done
+expect_grep "run.sh: a second run writing the same logs waits, saying so" \
+	"$work/two-2.log" "^run.sh: waiting for the other run that writes $work/two "
+check "run.sh: ... and runs no group meanwhile" \
+	test ! -e "$work/two/group-second.log"
+signal_wait group INT "$first"
+wait "$second"
+check "run.sh: then it runs, counting its own checks only (exit $?)" \
+	grep -Eqx '1 passed, 0 failed in [0-9]+ s' "$work/two-2.log"
+pkill -f "sleep $FAKE_SLEEP"
 
 # Tools: run.sh installs nothing itself; a group asks for its own
 # (need_tools), installed through the runner's apt helpers. A machine
