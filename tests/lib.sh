@@ -221,6 +221,27 @@ prepared()
 	echo "$(record_get tree <<<"$rec") $(record_get kdir <<<"$rec")"
 }
 
+# The subtests test_bench_page_pool.sh reports in a runner's guest (a
+# cross-CPU case per returning CPU count: its three vCPUs give two).
+PP_SUBTESTS='for_loop atomic_inc lock
+no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
+bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
+bh_page_pool05_napi_remote cross_cpu_return_1cpu cross_cpu_return_2cpu
+no-softirq-page_pool01_dma no-softirq-page_pool02_dma no-softirq-page_pool03_dma'
+
+# subtests_passed NAME TAP: every one of PP_SUBTESTS passed in the KTAP
+# file TAP (at whatever depth).
+subtests_passed()
+{
+	local t missing=
+
+	for t in $PP_SUBTESTS; do
+		grep -qE "^(# )*ok [0-9]+ $t( |$)" "$2" 2>/dev/null ||
+			missing+=" $t"
+	done
+	if [ -z "$missing" ]; then ok "$1"; else not_ok "$1" "missing:$missing"; fi
+}
+
 # in_guest NAME LOG VMTEST-ARGS...: run a guest whose command prints
 # 'ok - ' lines (tests/vm/bench_checks.sh), and pass its lines on.
 in_guest()

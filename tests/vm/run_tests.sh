@@ -12,19 +12,12 @@
 # shellcheck source-path=SCRIPTDIR source=../../ab/boots.sh
 . "$REPO/ab/boots.sh"
 
-# Subtests test_bench_page_pool.sh must report in each target.
-SUBTESTS='for_loop atomic_inc lock
-no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
-bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
-bh_page_pool05_napi_remote cross_cpu_return_1cpu cross_cpu_return_2cpu
-no-softirq-page_pool01_dma no-softirq-page_pool02_dma no-softirq-page_pool03_dma'
-
 # check_ktap TARGET HOW JOBS: the job of TARGET that vmtest.sh's
 # --job-file JOBS names passed, and its KTAP file (HOW: install or tree)
 # has every subtest passing and both test directories' results.
 check_ktap()
 {
-	local target=$1 job log t missing=
+	local target=$1 job log t
 
 	job=$(grep "/$target\.[^/]*\$" "$3" | tail -n 1)
 	log=$job/ktap/$2.tap
@@ -33,14 +26,7 @@ check_ktap()
 	check "$target ($2): vmtest.sh judge of the saved job: pass again" \
 		"$VMTEST" judge "$job"
 	[ -f "$log" ] || { not_ok "$target ($2): KTAP kept in $log"; return; }
-	for t in $SUBTESTS; do
-		grep -qE "^(# )*ok [0-9]+ $t( |$)" "$log" || missing+=" $t"
-	done
-	if [ -z "$missing" ]; then
-		ok "$target ($2): every page_pool subtest passed"
-	else
-		not_ok "$target ($2): every page_pool subtest passed" "missing:$missing"
-	fi
+	subtests_passed "$target ($2): every page_pool subtest passed" "$log"
 	# The driver's own KTAP, unwrapped
 	awk '/^# selftests: net\/bench: test_bench_page_pool.sh/ { on = 1; next }
 	     on && /^(not )?ok [0-9]+ selftests: net\/bench/ { exit }
@@ -48,7 +34,7 @@ check_ktap()
 	# (a cross-CPU case per returning CPU count: as many as the vCPUs allow)
 	t=$(grep -cE '^ok [0-9]+ [a-z_0-9-]+ # perf=[0-9]+\.[0-9]+ns$' "$log.bench")
 	n=$(grep -cE '^(not )?ok [0-9]+ ' "$log.bench")
-	if [ "$t" -eq "$n" ] && [ "$n" -ge "$(wc -w <<<"$SUBTESTS")" ]; then
+	if [ "$t" -eq "$n" ] && [ "$n" -ge "$(wc -w <<<"$PP_SUBTESTS")" ]; then
 		ok "$target ($2): every subtest carries '# perf=' with a decimal value"
 	else
 		not_ok "$target ($2): every subtest carries '# perf=' with a decimal value" \
