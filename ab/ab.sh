@@ -72,31 +72,20 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--change) [ -e "${2:-}" ] || die "--change: no such patch: ${2:-}"
 		  patches+=("$(realpath "$2")"); shift ;;
-	--base-config) base_config+=("$(config_setting "${2:-}")") || exit 2; shift ;;
-	--change-config) change_config+=("$(config_setting "${2:-}")") || exit 2; shift ;;
 	--base-kdir) base_kdir=${2:-}; shift ;;
 	--change-kdir) change_kdir=${2:-}; shift ;;
-	-n | --boots) boots=${2:-}; shift ;;
-	-j | --jobs) jobs=${2:-}; shift ;;
 	--timing) timing=1 ;;
 	--attribute) attribute=1 ;;
-	--profile) profile=${2:-}; shift ;;
 	--allow-config-diff) allow=1 ;;
-	-p | --param) params+=(-p "${2:-}"); shift ;;
-	--dma) params+=(--dma "${2:-}"); shift ;;
 	--format) format=${2:-}; shift ;;
-	-o | --out) out=${2:-}; shift ;;
-	-h | --help) usage ;;
-	*) echo "ab.sh: unknown argument '$1'" >&2; usage ;;
+	*) boot_option "$1" "${2:-}"; shift ;;
 	esac
 	shift
 done
-[[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots needs a number, not '$boots'"
 [ "$timing" -eq 0 ] || jobs=1
 [ "$timing" -eq 0 ] || [ "$attribute" -eq 0 ] ||
 	die "--attribute counts instructions: not with --timing"
-jobs=${jobs:-$(nproc)}
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number, not '$jobs'"
+check_counts
 case $format in text | markdown | json) ;; *) die "--format: text, markdown or json" ;; esac
 configs=$(( ${#base_config[@]} + ${#change_config[@]} ))
 if [ -n "$change_kdir" ]; then
@@ -163,10 +152,8 @@ build_variant()
 	rm -rf "$priv"
 	[ "$rc" -eq 0 ] || die "the $side does not build (see $out/build-$side.log)"
 	for c in "$@"; do
-		case $c in
-		*=n) ! grep -q "^${c%=n}=" "$kdir.tmp/.config" ;;
-		*) grep -qxF "$c" "$kdir.tmp/.config" ;;
-		esac || die "$c did not hold in the $side's .config (its dependencies?)"
+		setting_holds "$kdir.tmp/.config" "$c" ||
+			die "$c did not hold in the $side's .config (its dependencies?)"
 	done
 	echo "ab.sh: built in $SECONDS s"
 	mv "$kdir.tmp" "$kdir"

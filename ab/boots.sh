@@ -5,6 +5,33 @@
 
 children=()
 
+# boot_option OPTION VALUE: an option ab.sh and git.sh share (each takes
+# a value) in the caller's variables; usage on one of neither
+# shellcheck disable=SC2034 # the caller's variables
+boot_option()
+{
+	case $1 in
+	--base-config) base_config+=("$(config_setting "$2")") || exit 2 ;;
+	--change-config) change_config+=("$(config_setting "$2")") || exit 2 ;;
+	-n | --boots) boots=$2 ;;
+	-j | --jobs) jobs=$2 ;;
+	--profile) profile=$2 ;;
+	-p | --param) params+=(-p "$2") ;;
+	--dma) params+=(--dma "$2") ;;
+	-o | --out) out=$2 ;;
+	-h | --help) usage ;;
+	*) echo "$PROG: unknown argument '$1'" >&2; usage ;;
+	esac
+}
+
+# check_counts: --boots and --jobs (default: the CPUs) are numbers
+check_counts()
+{
+	jobs=${jobs:-$(nproc)}
+	[[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots needs a number, not '$boots'"
+	[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number, not '$jobs'"
+}
+
 # stop_boots: the trap handler of a caller of boot_all: its boots stop
 # (the runner stops its QEMU on SIGTERM), and it exits 130
 # shellcheck disable=SC2317 # a trap handler

@@ -77,17 +77,8 @@ while [ $# -gt 0 ]; do
 		[ -z "$mode" ] || die "$1: one of --range, --bisect, --report"
 		mode=${1#--} range=${2:-}; shift ;;
 	--test) test=${2:-}; shift ;;
-	--base-config) base_config+=("$(config_setting "${2:-}")") || exit 2; shift ;;
-	--change-config) change_config+=("$(config_setting "${2:-}")") || exit 2; shift ;;
 	--attribute) attribute=1 ;;
-	-n | --boots) boots=${2:-}; shift ;;
-	-j | --jobs) jobs=${2:-}; shift ;;
-	--profile) profile=${2:-}; shift ;;
-	-p | --param) params+=(-p "${2:-}"); shift ;;
-	--dma) params+=(--dma "${2:-}"); shift ;;
-	-o | --out) out=${2:-}; shift ;;
-	-h | --help) usage ;;
-	*) echo "ab.sh: unknown argument '$1'" >&2; usage ;;
+	*) boot_option "$1" "${2:-}"; shift ;;
 	esac
 	shift
 done
@@ -98,9 +89,7 @@ if [ -z "$top" ] || [ "$top" != "$(realpath "$tree")" ]; then
 	die "--tree: not a git tree (the top of one): '$tree'"
 fi
 tree=$top
-[[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots needs a number, not '$boots'"
-jobs=${jobs:-$(nproc)}
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number, not '$jobs'"
+check_counts
 case $profile in distro | tiny) ;; *) die "--profile: distro or tiny" ;; esac
 
 # resolve REV: its commit's full hash
@@ -276,10 +265,8 @@ build()
 	make -C "$src" O="$kdir" ARCH="$KARCH" olddefconfig >>"$log" 2>&1 ||
 		return 1
 	while read -r line; do
-		case $line in
-		*=n) ! grep -q "^${line%=n}=[^n]" "$kdir/.config" ;;
-		*) grep -qxF "$line" "$kdir/.config" ;;
-		esac || die "$line does not hold in $(describe "$sha") (an option it depends on?)"
+		setting_holds "$kdir/.config" "$line" ||
+			die "$line does not hold in $(describe "$sha") (an option it depends on?)"
 	done < <(cat "${settings[@]}" /dev/null)
 	flock "$KBUILD_LOCK" make -C "$src" O="$kdir" ARCH="$KARCH" \
 		-j"$(nproc)" bzImage modules >>"$log" 2>&1 || return 1

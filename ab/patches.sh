@@ -31,6 +31,12 @@ config_setting()
 	echo "CONFIG_${BASH_REMATCH[2]}=${BASH_REMATCH[3]}"
 }
 
+# setting_holds CONFIG SETTING: a .config has a config_setting (=n: unset)
+setting_holds()
+{
+	if [[ $2 == *=n ]]; then ! grep -q "^${2%=n}=[^n]" "$1"; else grep -qxF "$2" "$1"; fi
+}
+
 # git_apply ARGS...: git apply as outside any repository (inside one, it
 # would take paths relative to its top and skip those outside the
 # current directory)
