@@ -115,45 +115,50 @@ class Case(unittest.TestCase):
                               check=False)
         return proc.returncode, proc.stdout, proc.stderr
 
+    def cli_on(self, base, change, *args):
+        """verdict.py ARGS on the texts BASE and CHANGE, as cli()."""
+        return self.cli('--base', *self.write('b', base),
+                        '--change', *self.write('c', change), *args)
+
+    def expect(self, base, change, want, deterministic=False):
+        """Every test of WANT {test: verdict} has its verdict."""
+        table = self.table(base, change, deterministic)
+        self.assertEqual({t: table.get(t) for t in want}, want)
+
 
 class Deterministic(Case):
     """Instruction counts, judged by the boot-to-boot spread."""
 
     def test_aa_is_same(self):
         """an A/A pair, 3 boots a side: "same" on every test"""
-        table = self.table(boots(0), boots(1))
-        self.assertEqual(set(table), set(FIGURES))
-        self.assertEqual(set(table.values()), {'same'})
+        self.assertEqual(self.table(boots(0), boots(1)),
+                         dict.fromkeys(FIGURES, 'same'))
 
     def test_one_insn_slower_only_there(self):
         """+1 instruction on one test: "slower" there, "same" elsewhere"""
-        table = self.table(boots(0), boots(1, {'no-softirq-page_pool01': 1}))
-        self.assertEqual(table.pop('no-softirq-page_pool01'), 'slower')
-        self.assertEqual(set(table.values()), {'same'})
+        self.expect(boots(0), boots(1, {'no-softirq-page_pool01': 1}),
+                    {**dict.fromkeys(FIGURES, 'same'),
+                     'no-softirq-page_pool01': 'slower'})
 
     def test_nop_kernel_and_slow_path(self):
         """+0.96 (spread 0.05), +2.0 on 496 (spread 0.04): slower; -1 faster"""
-        table = self.table(boots(0), boots(1, {
+        self.expect(boots(0), boots(1, {
             'no-softirq-page_pool02': 0.96, 'no-softirq-page_pool03': 2.0,
-            'lock': -1}))
-        self.assertEqual(table['no-softirq-page_pool02'], 'slower')
-        self.assertEqual(table['no-softirq-page_pool03'], 'slower')
-        self.assertEqual(table['lock'], 'faster')
-        self.assertEqual(table['for_loop'], 'same')
+            'lock': -1}), {'no-softirq-page_pool02': 'slower',
+                           'no-softirq-page_pool03': 'slower',
+                           'lock': 'faster', 'for_loop': 'same'})
 
     def test_one_boot_a_side(self):
         """one boot a side: no spread, "unknown" unless identical"""
-        table = self.table(boots(0)[:1], boots(0, {'lock': 1})[:1])
-        self.assertEqual(table.pop('lock'), verdict.UNKNOWN)
-        self.assertEqual(set(table.values()), {'same'})
+        self.expect(boots(0)[:1], boots(0, {'lock': 1})[:1],
+                    {**dict.fromkeys(FIGURES, 'same'),
+                     'lock': verdict.UNKNOWN})
 
     def test_below_resolution(self):
         """+0.1 is no change ("same"); +0.48 with a noise of 0.025 could
         hide +0.5: "unknown" """
-        table = self.table(boots(0),
-                           boots(1, {'lock': 0.1, 'atomic_inc': 0.48}))
-        self.assertEqual(table['lock'], 'same')
-        self.assertEqual(table['atomic_inc'], verdict.UNKNOWN)
+        self.expect(boots(0), boots(1, {'lock': 0.1, 'atomic_inc': 0.48}),
+                    {'lock': 'same', 'atomic_inc': verdict.UNKNOWN})
 
     def test_exact_levels_aa(self):
         """counts on discrete levels, no spread within a side, sides a
@@ -165,11 +170,9 @@ class Deterministic(Case):
     def test_disturbed_boot_is_left_out(self):
         """one boot of a side disturbed (+30): the lowest runs decide
         ("same", a +2 "slower"), and the boot is named in a note"""
-        table = self.table(boots(0)[:2] +
-                           boots(0, {'lock': 30, 'for_loop': 30})[2:],
-                           boots(1, {'for_loop': 2}))
-        self.assertEqual(table['lock'], 'same')
-        self.assertEqual(table['for_loop'], 'slower')
+        self.expect(boots(0)[:2] + boots(0, {'lock': 30, 'for_loop': 30})[2:],
+                    boots(1, {'for_loop': 2}),
+                    {'lock': 'same', 'for_loop': 'slower'})
         self.assertIn('lock: base run 3 (+29.980)insn above its lowest: '
                       'disturbed, not counted', self.notes)
 
@@ -183,16 +186,15 @@ class Deterministic(Case):
 
     def test_dma_spread(self):
         """+1 on a path whose boots differ by 0.3: "slower" """
-        base = [raw({'dma': v}) for v in (5866.6, 5866.9, 5866.7)]
-        change = [raw({'dma': v}) for v in (5867.7, 5867.9, 5867.6)]
-        self.assertEqual(self.table(base, change)['dma'], 'slower')
+        self.expect([raw({'dma': v}) for v in (5866.6, 5866.9, 5866.7)],
+                    [raw({'dma': v}) for v in (5867.7, 5867.9, 5867.6)],
+                    {'dma': 'slower'})
 
     def test_flag_makes_ns_exact(self):
         """--deterministic judges ns figures (icount) by the spread"""
-        table = self.table(boots(0, unit='ns'),
-                           boots(1, {'lock': 1}, unit='ns'), True)
-        self.assertEqual(table.pop('lock'), 'slower')
-        self.assertEqual(set(table.values()), {'same'})
+        self.expect(boots(0, unit='ns'), boots(1, {'lock': 1}, unit='ns'),
+                    {**dict.fromkeys(FIGURES, 'same'), 'lock': 'slower'},
+                    True)
 
 
 class Simulation(unittest.TestCase):
@@ -275,9 +277,9 @@ class Timing(Case):
     def test_below_threshold_is_same(self):
         """a real 0.5 % in quiet timings: significant, but below the 2 %
         practical threshold: "same", never "slower" """
-        table = self.table(boots(0, scale=0.02, unit='ns'), boots(
-            1, {'no-softirq-page_pool01': 0.36}, scale=0.02, unit='ns'))
-        self.assertEqual(table['no-softirq-page_pool01'], 'same')
+        self.expect(boots(0, scale=0.02, unit='ns'), boots(
+            1, {'no-softirq-page_pool01': 0.36}, scale=0.02, unit='ns'),
+            {'no-softirq-page_pool01': 'same'})
 
     def test_well_outside_is_slower(self):
         """a shift well outside the spread: "slower" on that test only"""
@@ -288,24 +290,22 @@ class Timing(Case):
 
     def test_quiet_aa_is_same(self):
         """an A/A pair with 0.3 % jitter: "same" (TOST, 2 % margin)"""
-        table = self.table(boots(0, scale=0.3, unit='ns'),
-                           boots(1, scale=0.3, unit='ns'))
-        self.assertEqual(set(table.values()), {'same'})
+        self.assertEqual(self.table(boots(0, scale=0.3, unit='ns'),
+                                    boots(1, scale=0.3, unit='ns')),
+                         dict.fromkeys(FIGURES, 'same'))
 
     def test_alpha(self):
         """--alpha 0.01: a shift at Holm's p 0.04 is "slower" at 0.05
         only"""
-        base = self.write('b', boots(0, scale=1, unit='ns'))
-        change = self.write('c', boots(1, {'lock': 0.4}, scale=1, unit='ns'))
+        base = boots(0, scale=1, unit='ns')
+        change = boots(1, {'lock': 0.4}, scale=1, unit='ns')
         for alpha, want in (('0.05', 'slower'),
                             ('0.01', 'unknown (about 4 runs a side)')):
-            code, out, _ = self.cli('--base', *base, '--change', *change,
-                                    '--alpha', alpha)
+            code, out, _ = self.cli_on(base, change, '--alpha', alpha)
             self.assertEqual(code, 0)
             self.assertIn(f'Holm alpha {alpha};', out)
             self.assertRegex(out, rf'\nlock .* {re.escape(want)}\n')
-        code, out, err = self.cli('--base', *base, '--change', *change,
-                                  '--alpha', '1.5')
+        code, out, err = self.cli_on(base, change, '--alpha', '1.5')
         self.assertEqual((code, out), (2, ''))
         self.assertIn('--alpha must lie between 0 and 1', err)
 
@@ -371,9 +371,7 @@ class Reading(Case):
         self.assertEqual(want.failed, {'no-softirq-page_pool01_dma'})
         self.assertEqual(want.skipped, {'cross_cpu_return'})
         self.assertEqual(want.env['kernel'], KERNEL)
-        code, out, _ = self.cli('--base', *self.write('b', boots(0)),
-                                '--change', *self.write('c', [
-                                    wrapped(t) for t in boots(1)]))
+        code, out, _ = self.cli_on(boots(0), [wrapped(t) for t in boots(1)])
         self.assertEqual(code, 0)
         self.assertNotIn('note: kernel', out)
 
@@ -381,22 +379,19 @@ class Reading(Case):
         """a directory: a run a file; ptr_ring: repetitions averaged, SKIP"""
         logs = os.path.join(self.tmp.name, 'logs')
         os.mkdir(logs)
-        for i in range(3):
-            with open(os.path.join(logs, f'boot{i}.log'), 'w',
-                      encoding='utf-8') as out:
-                out.write('TAP version 13\n1..2\n# size 1024 count 1\n'
-                          f'ok 1 spsc # perf={10 + i}ns\n'
-                          f'ok 1 spsc # perf={12 + i}ns\n'
-                          'ok 2 # SKIP batch: needs two CPUs\n')
-        with open(os.path.join(logs, 'README'), 'w', encoding='utf-8') as out:
-            out.write('three boots\n')
+        self.write('logs/boot', ['TAP version 13\n1..2\n# size 1024 count 1\n'
+                                 f'ok 1 spsc # perf={10 + i}ns\n'
+                                 f'ok 1 spsc # perf={12 + i}ns\n'
+                                 'ok 2 # SKIP batch: needs two CPUs\n'
+                                 for i in range(3)])
+        self.write('logs/README', ['three boots\n'])
         runs = ktap.read_runs(logs)
         self.assertEqual([r.sample('spsc') for r in runs], [11.0, 12.0, 13.0])
         self.assertEqual(runs[0].skipped, {'batch'})
         # ab/ptr_ring.sh's list of the modes that ran
         passed = subprocess.run(
             [sys.executable, os.path.join(AB, 'ktap.py'), 'passed',
-             os.path.join(logs, 'boot0.log')], capture_output=True,
+             os.path.join(logs, 'boot.0')], capture_output=True,
             text=True, check=False)
         self.assertEqual((passed.returncode, passed.stdout), (0, 'spsc\n'))
 
@@ -422,9 +417,7 @@ class Reading(Case):
         logs = [upstream.format(t=f'{10 + i}.5', ns=ns) for i, ns in
                 enumerate(('5.539', '5.541', '5.538', '6.039', '6.041',
                            '6.042'))]
-        paths = self.write('dmesg', logs)
-        code, out, err = self.cli('--base', *paths[:3], '--change',
-                                  *paths[3:])
+        code, out, err = self.cli_on(logs[:3], logs[3:])
         self.assertEqual((code, err), (0, ''))
         self.assertRegex(out, r'\nno-softirq-page_pool01 +5\.539 +6\.041'
                          r' .* slower\n')
@@ -440,15 +433,13 @@ class Reading(Case):
                   .replace('spectre_v2:Vulnerable;', 'spectre_v2:Mitigation;')
                   .replace('#1 SMP PREEMPT Tue Dec 1', rebuilt)
                   for t in boots(1)]
-        code, out, _ = self.cli('--base', *self.write('b', base),
-                                '--change', *self.write('c', change))
+        code, out, _ = self.cli_on(base, change)
         self.assertEqual(code, 0)
         self.assertIn('note: cmdline differs: base - / change mitigations=off',
                       out)
         self.assertIn('note: vulnerabilities differs: base spectre_v2:', out)
         self.assertNotIn('note: kernel', out)
-        code, out, _ = self.cli('--base', *self.write('b', base),
-                                '--change', *self.write('n', boots(1, env=0)))
+        code, out, _ = self.cli_on(base, boots(1, env=0))
         self.assertIn('note: kernel differs: base 7.3.4 PREEMPT SMP / change '
                       'not recorded', out)
 
@@ -459,50 +450,43 @@ class Command(Case):
     def test_json(self):
         """--format json: the rows with each side's runs, and ab.sh's
         manifest; a missing manifest is exit 2"""
-        base = self.write('b', boots(0))
-        change = self.write('c', boots(1, {'lock': 1}))
+        change = boots(1, {'lock': 1})
         lines = 'command: ab.sh --change x\npatch: 0001 a\npatch: 0002 b\n'
         manifest = self.write('m', [lines])[0]
-        code, out, _ = self.cli('--base', *base, '--change', *change,
-                                '--format', 'json', '--manifest', manifest)
+        code, out, _ = self.cli_on(boots(0), change, '--format', 'json',
+                                   '--manifest', manifest)
         self.assertEqual(code, 0)
         table = json.loads(out)
         [lock] = [r for r in table['rows'] if r['test'] == 'lock']
         self.assertEqual((lock['verdict'], lock['unit']), ('slower', 'insn'))
         self.assertEqual(len(lock['base_runs']), 3)
         self.assertEqual(table['manifest']['patch'], ['0001 a', '0002 b'])
-        code, out, err = self.cli('--base', *base, '--change', *change,
-                                  '--format', 'json', '--manifest', 'nope')
+        code, out, err = self.cli_on(boots(0), change, '--format', 'json',
+                                     '--manifest', 'nope')
         self.assertEqual((code, out), (2, ''))
         self.assertIn('nope: No such file', err)
 
     def test_table_and_fail_on_slower(self):
         """the text table and its header; exit 1 with --fail-on-slower"""
-        base = self.write('b', boots(0))
-        change = self.write('c', boots(1, {'lock': 1}))
-        code, out, _ = self.cli('--base', *base, '--change', *change)
+        change = boots(1, {'lock': 1})
+        code, out, _ = self.cli_on(boots(0), change)
         self.assertEqual(code, 0)
-        lines = out.splitlines()
-        self.assertRegex(lines[0], r'^base 3 run\(s\), change 3 run\(s\); '
+        self.assertRegex(out, r'^base 3 run\(s\), change 3 run\(s\); '
                          r'unit insn, deterministic: ')
         self.assertRegex(out, r'\nlock +16\.999 +18\.009 +\+1\.010 '
                          r'+\+5\.94% +slower\n')
         self.assertIn('note: not ok in base: no-softirq-page_pool01_dma', out)
-        code, _, _ = self.cli('--base', *base, '--change', *change,
-                              '--fail-on-slower')
-        self.assertEqual(code, 1)
-        code, _, _ = self.cli('--base', *base, '--change', *base,
-                              '--fail-on-slower')
-        self.assertEqual(code, 0)
+        self.assertEqual(self.cli_on(boots(0), change, '--fail-on-slower')[0],
+                         1)
+        self.assertEqual(self.cli_on(boots(0), boots(0),
+                                     '--fail-on-slower')[0], 0)
 
     def test_not_covered(self):
         """--not-covered: a listed test that reads "same" reads "not
         covered"; a listed one that moved keeps its verdict, with a note"""
-        base = self.write('b', boots(0))
-        change = self.write('c', boots(1, {'lock': 1}))
         listed = self.write('n', ['for_loop\nlock\n'])[0]
-        code, out, _ = self.cli('--base', *base, '--change', *change,
-                                '--not-covered', listed)
+        code, out, _ = self.cli_on(boots(0), boots(1, {'lock': 1}),
+                                   '--not-covered', listed)
         self.assertEqual(code, 0)
         self.assertRegex(out, r'\nfor_loop +.* not covered\n')
         self.assertRegex(out, r'\nlock +.* slower\n')
@@ -514,8 +498,7 @@ class Command(Case):
         """a test one side lacks: its figure (the lowest run, as both
         sides' are), "only in" that side"""
         new = [t.replace('ok 1 for_loop', 'ok 1 bh_new') for t in boots(1)]
-        code, out, _ = self.cli('--base', *self.write('b', boots(0)),
-                                '--change', *self.write('c', new))
+        code, out, _ = self.cli_on(boots(0), new)
         self.assertEqual(code, 0)
         self.assertRegex(out, r'\nfor_loop +2\.989insn +- +- +- +'
                          r'only in base\n')
@@ -523,18 +506,14 @@ class Command(Case):
                          r'only in change\n')
         new = [t.replace('ok 1 for_loop', 'ok 1 bh_new')
                for t in boots(1, unit='ns')]
-        base = self.write('b', boots(0, unit='ns'))
-        code, out, _ = self.cli('--base', *base, '--change',
-                                *self.write('c', new), '--deterministic')
+        code, out, _ = self.cli_on(boots(0, unit='ns'), new, '--deterministic')
         self.assertEqual(code, 0)
         self.assertRegex(out, r'\nbh_new +- +2\.999insn +- +- +'
                          r'only in change\n', 'an icount ns is an insn')
 
     def test_markdown(self):
         """--format markdown: a pipe table"""
-        code, out, _ = self.cli('--base', *self.write('b', boots(0)),
-                                '--change', *self.write('c', boots(1)),
-                                '--format', 'markdown')
+        code, out, _ = self.cli_on(boots(0), boots(1), '--format', 'markdown')
         self.assertEqual(code, 0)
         self.assertIn('\n| test | base | change | Δ/elem | % | verdict |\n'
                       '|---|---|---|---|---|---|\n| for_loop | ', out)
