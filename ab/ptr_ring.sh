@@ -2,14 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # What a change to include/linux/ptr_ring.h costs: the base's
 # ptr_ring_test (tools/testing/selftests/ptr_ring, on ringtest's shim)
-# built twice, once on each side's ptr_ring.h, so only the header
-# differs; run natively, base and change alternately (the run is the unit
-# of repetition), each run pinned as ptr_ring_test pins itself (consumer
-# on the last CPU, producer on the last but one); then, deterministic,
-# each mode under valgrind's callgrind: instructions per item in
-# ptr_ring_test's ring_*() functions, the header's code as its users call
-# it (the difference of a run of 2N items and of N, over N: start-up and
-# thread creation cancel). Two tables, by ab/verdict.py, and under them
+# built on each side's ptr_ring.h, so only the header differs; run
+# natively, base and change alternately, pinned as ptr_ring_test pins
+# itself (consumer on the last CPU, producer on the last but one); then,
+# deterministic, each mode under callgrind: instructions per item in
+# ring_*(), the header's code as its users call it (runs of 2N and N
+# items differenced: start-up cancels). Two tables (ab/verdict.py), and
 # how the change moved struct ptr_ring's fields (ab/layout.py).
 #
 # usage: ab/ptr_ring.sh [--base-src DIR] --change PATCH... [options]
@@ -66,15 +64,13 @@ done
 [[ $cg_runs =~ ^[0-9]+$ ]] || die "--callgrind-runs needs a number, not '$cg_runs'"
 [ "$runs" -gt 0 ] || [ "$cg_runs" -gt 0 ] || die "nothing to run: --runs and --callgrind-runs are 0"
 case $format in text | markdown) ;; *) die "--format: text or markdown" ;; esac
-if [ -n "$change_src" ] && [ ${#patches[@]} -gt 0 ]; then
+[ -z "$change_src" ] || [ ${#patches[@]} -eq 0 ] ||
 	die "--change and --change-src exclude each other"
-elif [ -z "$change_src" ] && [ ${#patches[@]} -eq 0 ]; then
+[ -n "$change_src" ] || [ ${#patches[@]} -gt 0 ] ||
 	die "nothing to compare: give --change PATCH or --change-src DIR"
-fi
 [ "$cg_runs" -eq 0 ] || command -v valgrind >/dev/null ||
 	die "valgrind is not installed (Debian package valgrind), or give --callgrind-runs 0"
-# The benchmark: the base's, or the runner's current tree's (the pinned
-# source with the series), which is also the default base.
+# The benchmark: the base's, else the runner's tree's (the default base)
 bench=$base
 if [ -z "$base" ] || [ ! -f "$base/tools/testing/selftests/ptr_ring/ptr_ring_test.c" ]; then
 	bench=$(vmtest_record current tree 2>/dev/null | record_get tree)
@@ -94,7 +90,7 @@ trap 'trap "" INT TERM; pgrep -f "$out/" | grep -vx $$ | xargs -r kill
       wait; echo "ptr_ring.sh: interrupted" >&2; exit 130' INT TERM
 
 # The change's tree: the files the patches touch, copied from the base
-# (never written through: it may be a tree of links) and patched
+# (a tree of links, maybe: never written through) and patched
 if [ ${#patches[@]} -gt 0 ]; then
 	change_src=$out/change-tree
 	rm -rf "$change_src"
@@ -113,15 +109,8 @@ change_src=$(realpath "$change_src")
 cmp -s "$base/include/linux/ptr_ring.h" "$change_src/include/linux/ptr_ring.h" &&
 	echo "ptr_ring.sh: the sides' ptr_ring.h are the same: an A/A comparison"
 
-# modes_of KTAP: the modes that passed
-modes_of()
-{
-	"$ab/ktap.py" passed "$1"
-}
-
-# overlay SIDE DIR: a tree of the benchmark and shim (real
-# directories of links: the sources' relative includes resolve inside
-# it) on SIDE's ptr_ring.h
+# overlay SIDE DIR: the benchmark and shim on SIDE's ptr_ring.h, in real
+# directories of links (the sources' relative includes resolve inside)
 overlay()
 {
 	local sel=$2/tools/testing/selftests rt=$2/tools/virtio/ringtest e
@@ -157,7 +146,7 @@ for side in base change; do
 		>"$out/smoke-$side.tap" 2>&1 ||
 		die "the $side's ptr_ring_test fails (see $out/smoke-$side.tap)"
 done
-[ -n "$(modes_of "$out/smoke-base.tap")" ] ||
+[ -n "$("$ab/ktap.py" passed "$out/smoke-base.tap")" ] ||
 	die "ptr_ring_test ran no mode (see $out/smoke-base.tap)"
 
 failed=0
@@ -173,17 +162,14 @@ done
 [ "$runs" -eq 0 ] || echo "ptr_ring.sh: $runs native runs a side in $SECONDS s"
 
 # ir BIN MODE N: the events of a run of MODE, N items a repetition, in
-# ptr_ring_test's ring_*() functions and what they call: ptr_ring.h's code
-# as its users call it, and the shim's locks; not the harness, which does
-# not change with the header, nor the waits.  One line: instructions,
-# locked operations (callgrind's bus events: smp_mb() and atomics), L1
-# misses that hit the last level, last-level misses and mispredicted
-# branches, in the caches of the deterministic mode's named CPU
-# (Skylake-Server: 32 KiB 8-way L1s, a 1 MiB 16-way L2 as the last level).
-# A model: one cache for both threads, so no coherence misses (false
-# sharing shows in the layout, not here).  -P 1: valgrind runs one thread
-# at a time (fair scheduling, or a spinning thread starves the other for
-# whole time slices).  Its per-function file is kept.
+# ring_*() and what they call (ptr_ring.h's code, the shim's locks; not
+# the harness nor the waits), in a line: instructions, locked operations
+# (bus events: smp_mb(), atomics), L1 misses that hit the last level,
+# last-level misses, mispredicted branches, in the caches of the
+# deterministic mode's CPU (Skylake-Server: 32 KiB 8-way L1s, a 1 MiB
+# 16-way L2 last); one cache for both threads: no coherence misses (the
+# layout shows false sharing). -P 1: one thread at a time, fairly (a
+# spinning thread would starve the other). Its per-function file is kept.
 ir()
 {
 	local side=${1%/bin/ptr_ring_test}
@@ -205,16 +191,14 @@ ir()
 }
 
 # callgrind SIDE: KTAP, per mode the side's short run passed, of
-# instructions per item, locked operations per item (MODE:locked, in ops)
-# and model cycles per item (MODE:model, vmtest/lib/cycles.py's estimate
-# of the events, in cyc); the runs of N and 2N items one after the other
-# (run side by side, each moves the other's thread switches and so its
-# counts)
+# instructions, locked operations (MODE:locked, ops) and model cycles
+# (MODE:model, vmtest/lib/cycles.py's estimate, cyc) per item; the runs of
+# N and 2N items in turn (side by side, each moves the other's counts)
 callgrind()
 {
 	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b d
 
-	for m in $(modes_of "$out/smoke-$1.tap"); do
+	for m in $("$ab/ktap.py" passed "$out/smoke-$1.tap"); do
 		# in the background: a signal's trap runs within wait
 		ir "$bin" "$m" "$CG_ITEMS" >"$t.a" &
 		wait $!
@@ -248,8 +232,7 @@ for i in $(seq "$cg_runs"); do
 done
 [ "$cg_runs" -eq 0 ] || echo "ptr_ring.sh: $cg_runs callgrind runs a side in $SECONDS s"
 
-# The ring's layout on each side (the binaries have DWARF): fields that
-# moved, those now sharing a cache line first
+# The ring's layout on each side (the binaries have DWARF)
 "$ab/layout.py" "$out/base/bin/ptr_ring_test" "$out/change/bin/ptr_ring_test" \
 	ptr_ring >"$out/layout.txt" 2>"$out/layout.err" ||
 	cp "$out/layout.err" "$out/layout.txt"
