@@ -85,9 +85,8 @@ done
 
 # Every input checked before anything is built
 top=$(git -C "$tree" rev-parse --show-toplevel 2>/dev/null)
-if [ -z "$top" ] || [ "$top" != "$(realpath "$tree")" ]; then
+[[ -n $top && $top == "$(realpath "$tree")" ]] ||
 	die "--tree: not a git tree (the top of one): '$tree'"
-fi
 tree=$top
 check_counts
 case $profile in distro | tiny) ;; *) die "--profile: distro or tiny" ;; esac
@@ -111,9 +110,8 @@ if [ -z "$mode" ]; then
 	commits+=("${commits[0]}")
 	[ -z "$change" ] || commits[1]=$(resolve "$change") || exit 2
 else
-	if [ -n "$base$change" ] || [ $((${#patches[@]} + configs)) -gt 0 ]; then
+	[[ -z $base$change && $((${#patches[@]} + configs)) -eq 0 ]] ||
 		die "--$mode takes A..B, not --base, --change or config settings"
-	fi
 	[[ $range == ?*..?* ]] || die "--$mode needs A..B, not '$range'"
 	first=$(resolve "${range%%..*}") && last=$(resolve "${range#*..}") ||
 		exit 2
@@ -130,9 +128,8 @@ fi
 out=${out:-$cache/ab/$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" || die "cannot make $out"
 out=$(realpath "$out")
-# Patches on the base: each applies (to the base commit's files), none
-# touches the benchmark, which is the project's own; the change is the
-# base commit and the patches' bytes
+# Patches: each applies to the base commit's files, none touches the
+# benchmark (the project's own); the change is the commit and their bytes
 if [ ${#patches[@]} -gt 0 ]; then
 	split_patches "$out/patches" "${patches[@]}"
 	echo "ab.sh: the change (NNNN sha256 subject), on ${commits[0]:0:12}:"
@@ -156,8 +153,8 @@ fi
 trap stop_boots INT TERM
 
 # The store: a commit's figures under what else made them (the profile's
-# fragments and the tools, which also key the build directory, then the
-# benchmark's files, the parameters, QEMU)
+# fragments and tools, which key the build directory too, the benchmark,
+# the parameters, QEMU)
 mapfile -t frags < <(echo "$VMTEST_DIR/config/vm.config"
 	echo "$VMTEST_DIR/config/$KARCH.config"
 	[ "$profile" = tiny ] || echo "$VMTEST_DIR/config/$profile.config"
@@ -323,9 +320,7 @@ case $mode in
 	} | tee "$out/table.text"
 	;;
 range | report)
-	if [ "$mode" = range ]; then
-		for sha in "${commits[@]}"; do measure "$sha"; done
-	fi
+	[ "$mode" != range ] || for sha in "${commits[@]}"; do measure "$sha"; done
 	{
 		"$ab/range.py" table --out "$out" "${commits[@]/#/$store/}" &&
 		steps "${commits[@]}"
@@ -337,25 +332,24 @@ bisect)
 	# is seen to differ, then measured to be sure)
 	measure "${commits[0]}" || die "${range%%..*} itself cannot be measured"
 	lo=0 hi=$((${#commits[@]} - 1)) seen=0 skip=()
+	short() { git -C "$tree" log -1 --format=%h "${commits[$1]}"; }
 	while :; do
-		if [ $((hi - lo)) -le 1 ] && [ "$seen" -eq 0 ]; then
+		mid=$(((lo + hi) / 2))
+		if [ $((hi - lo)) -le 1 ]; then
+			[ "$seen" -eq 0 ] || break
 			mid=$hi
-		elif [ $((hi - lo)) -le 1 ]; then
-			break
-		else
-			mid=$(((lo + hi) / 2))
 		fi
 		# a commit that does not build: the nearest one between that
 		# does, as git bisect skip
 		found=''
 		for step in 0 1 -1 2 -2 3 -3 4 -4; do
 			i=$((mid + step))
-			if [ "$i" -le "$lo" ] || [ "$i" -gt "$hi" ]; then continue; fi
+			[[ $i -gt $lo && $i -le $hi ]] || continue
 			measure "${commits[i]}" && found=$i && break
-			skip+=("$(git -C "$tree" log -1 --format=%h "${commits[i]}")")
+			skip+=("$(short "$i")")
 		done
 		[ -n "$found" ] ||
-			die "no commit after $(git -C "$tree" log -1 --format=%h "${commits[lo]}") up to $(git -C "$tree" log -1 --format=%h "${commits[hi]}") could be measured"
+			die "no commit after $(short "$lo") up to $(short "$hi") could be measured"
 		mid=$found
 		"$ab/range.py" differs ${test:+--test "$test"} \
 			"$store/${commits[0]}" "$store/${commits[mid]}"
@@ -363,7 +357,7 @@ bisect)
 		0) hi=$mid seen=1 ;;
 		1) [ "$mid" -lt "$hi" ] || { echo "ab.sh: no commit of $range moves ${test:-any test}"; exit 0; }
 		   lo=$mid ;;
-		*) die "$(git -C "$tree" log -1 --format=%h "${commits[mid]}"): its figures neither differ from nor equal the first's: run with more --boots" ;;
+		*) die "$(short "$mid"): its figures neither differ from nor equal the first's: run with more --boots" ;;
 		esac
 	done
 	echo "ab.sh: first commit that moves ${test:-a test}: $(git -C "$tree" log -1 --format='%H %s' "${commits[hi]}")"
