@@ -87,12 +87,12 @@ done
 	die "--attribute counts instructions: not with --timing"
 check_counts
 case $format in text | markdown | json) ;; *) die "--format: text, markdown or json" ;; esac
-configs=$(( ${#base_config[@]} + ${#change_config[@]} ))
+changes=$((${#patches[@]} + ${#base_config[@]} + ${#change_config[@]}))
 if [ -n "$change_kdir" ]; then
-	[ $((${#patches[@]} + configs)) -eq 0 ] ||
+	[ "$changes" -eq 0 ] ||
 		die "--change and --*-config build on the runner's base: not with --change-kdir"
 	[ -n "$base_kdir" ] || die "--change-kdir needs --base-kdir"
-elif [ $((${#patches[@]} + configs)) -eq 0 ]; then
+elif [ "$changes" -eq 0 ]; then
 	die "nothing to compare: give --change PATCH, --change-config OPTION=VALUE, or --base-kdir and --change-kdir"
 elif [ -n "$base_kdir" ]; then
 	die "--change builds on the runner's base: --base-kdir goes with --change-kdir"
@@ -113,23 +113,20 @@ if [ -z "$change_kdir" ] &&
 	die "no private mount namespace for the change's build ($(tail -n 1 "$out/unshare.log")): it needs root, and a root directory that is a mount point (a chroot: bind-mount it onto itself)"
 fi
 
-# build_variant SIDE TREE BASE-KDIR KDIR PATCH-DIR SETTING...: a private
-# copy of TREE (hard links, under the runner's tree lock) with PATCH-DIR's
-# patches (a split_patches directory, or none) applied to it (new inodes), the
-# base's objects copied, the config SETTINGs made in them, and the kernel
-# rebuilt incrementally in a mount namespace that shows the copies at
-# TREE's and BASE-KDIR's paths: an object rebuilt for its path (objtool's
-# commands name their output's absolute path, and every object depends
-# on objtool) would rebuild the kernel. One kernel build at a time on
-# the machine, as the runner's.
+# build_variant SIDE TREE BASE-KDIR KDIR PATCH-DIR SETTING...: a copy of
+# TREE (hard links, under its lock) with PATCH-DIR's patches (or none)
+# applied (new inodes), the base's objects copied with the SETTINGs, and
+# the kernel rebuilt incrementally in a mount namespace that shows the
+# copies at TREE's and BASE-KDIR's paths (objtool's commands name their
+# output's absolute path: a new path would rebuild everything). One
+# kernel build at a time on the machine, as the runner's.
 build_variant()
 {
 	local side=$1 tree=$2 base=$3 kdir=$4 pdir=$5 priv=$out/tree rc c
 
 	shift 5
 	rm -rf "$priv" "$kdir.tmp"
-	flock "$tree.lock" cp -al "$tree" "$priv" ||
-		die "cannot copy $tree"
+	flock "$tree.lock" cp -al "$tree" "$priv" || die "cannot copy $tree"
 	[ "$pdir" = none ] || apply_patches "$pdir" "$priv"
 	mkdir -p "$(dirname "$kdir")" || die "cannot make $(dirname "$kdir")"
 	echo "ab.sh: copying the base's objects ($base)"
@@ -186,8 +183,7 @@ build_key()
 		"$1/arch/x86/boot/bzImage" 2>/dev/null | sha256sum | cut -c1-16
 }
 
-# The change, split and checked before anything is built: what goes in
-# is printed, a change to the benchmark itself is refused
+# The change split and checked before anything is built, and printed
 patch_dir=none
 if [ ${#patches[@]} -gt 0 ]; then
 	patch_dir=$out/patches
@@ -200,7 +196,7 @@ if [ ${#patches[@]} -gt 0 ]; then
 fi
 [ ${#base_config[@]} -eq 0 ] || echo "ab.sh: the base's config: ${base_config[*]}"
 [ ${#change_config[@]} -eq 0 ] || echo "ab.sh: the change's config: ${change_config[*]}"
-if [ $((${#patches[@]} + configs)) -gt 0 ]; then
+if [ "$changes" -gt 0 ]; then
 	rec=$(VMTEST=$vmtest vmtest_record current tree --profile "$profile" \
 		2>"$out/tree-base.log") ||
 		die "the base's tree cannot be made (see $out/tree-base.log)"
@@ -261,20 +257,15 @@ if [ -z "$base_kdir" ]; then
 	rec=$(VMTEST=$vmtest vmtest_record current build --profile "$profile" \
 		2>"$out/build-base.log") ||
 		die "the base does not build (see $out/build-base.log)"
-	tree=$(record_get tree <<<"$rec")
-	base_kdir=$(record_get kdir <<<"$rec")
-	if [ -z "$tree" ] || [ -z "$base_kdir" ]; then
-		die "the runner named no tree or kdir: $rec"
-	fi
+	tree=$(record_get tree <<<"$rec") base_kdir=$(record_get kdir <<<"$rec")
+	[[ -n $tree && -n $base_kdir ]] || die "the runner named no tree or kdir: $rec"
 	echo "ab.sh: base: $base_kdir"
 fi
 if [ -z "$change_kdir" ]; then
 	change_kdir=$(variant change "$base_kdir" "$patch_dir" "${change_config[@]}") ||
 		exit 2
-	if [ ${#base_config[@]} -gt 0 ]; then
-		base_kdir=$(variant base "$base_kdir" none "${base_config[@]}") ||
-			exit 2
-	fi
+	[ ${#base_config[@]} -eq 0 ] ||
+		base_kdir=$(variant base "$base_kdir" none "${base_config[@]}") || exit 2
 fi
 
 for k in "$base_kdir" "$change_kdir"; do
@@ -318,8 +309,8 @@ code="$n functions differ: $(cut -d' ' -f2 "$out/changed-functions" | head -n 6 
 echo "ab.sh: code: $code"
 echo "code: $code" >>"$out/manifest"
 
-# layout_probe SIDE KDIR: the structs page_pool's paths touch, as SIDE's kernel
-# lays them out: ab/layout_probe built against KDIR with debug information
+# layout_probe SIDE KDIR: ab/layout_probe built with debug information
+# against KDIR: the structs page_pool's paths touch, as SIDE lays them out
 layout_probe()
 {
 	rm -rf "$out/probe-$1" && cp -r "$ab/layout_probe" "$out/probe-$1" &&
@@ -336,9 +327,8 @@ fi
 
 mode=(-D) what='deterministic: QEMU -icount, instruction counts'
 [ "$attribute" -eq 0 ] || mode+=(--attribute)
-if [ "$timing" -eq 1 ]; then
+[ "$timing" -eq 0 ] ||
 	mode=() what='timings: KVM where it works, else QEMU TCG emulation (not hardware figures)'
-fi
 echo "ab.sh: $boots boots a side, $jobs at a time, $what"
 SECONDS=0
 failed=0
@@ -376,14 +366,13 @@ fi
 		echo "# code: $code"
 	fi
 	"$ab/verdict.py" "${sides[@]}" "${det[@]}" "${covered[@]}" \
-		--format "$format" --manifest "$out/manifest" &&
-	if [ "$attribute" -eq 1 ] && [ "$format" != json ]; then
+		--format "$format" --manifest "$out/manifest" || exit
+	[ "$format" != json ] || exit 0
+	if [ "$attribute" -eq 1 ]; then
 		model_table "$format" "${covered[@]}" "${sides[@]}"
 		cat "$out/attribution.txt"
 	fi &&
-	if [ -s "$out/layout.txt" ] && [ "$format" != json ]; then
-		sed 's/^/# layout: /' "$out/layout.txt"
-	fi
+	if [ -s "$out/layout.txt" ]; then sed 's/^/# layout: /' "$out/layout.txt"; fi
 } | tee "$out/table.$format"
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || exit "$rc"
