@@ -2,9 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Figures commit by commit, from ab/git.sh's store.
 
-  range.py table [--out DIR] COMMIT_DIR...
-  range.py differs [--test NAME] FIRST_DIR COMMIT_DIR
-
 A COMMIT_DIR is the store's directory of one commit (its name the full
 hash): its boots (boot-N, runner jobs' KTAP), its subject, and no-build
 when it did not build.  "table" prints a column per commit, in the order
@@ -196,11 +193,11 @@ def main(argv=None):
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest='cmd', required=True)
     tab = sub.add_parser('table')
-    tab.add_argument('--out')
-    tab.add_argument('commits', nargs='+')
+    tab.add_argument('--out', metavar='DIR')
+    tab.add_argument('commits', nargs='+', metavar='COMMIT_DIR')
     dif = sub.add_parser('differs')
-    dif.add_argument('--test')
-    dif.add_argument('commits', nargs=2)
+    dif.add_argument('--test', metavar='NAME')
+    dif.add_argument('commits', nargs=2, metavar=('FIRST_DIR', 'COMMIT_DIR'))
     args = parser.parse_args(argv)
     try:
         commits = [Commit(p) for p in args.commits]

@@ -2,53 +2,38 @@
 # SPDX-License-Identifier: GPL-2.0
 """Before/after verdicts on benchmark KTAP: same, slower, faster or unknown.
 
-  verdict.py --base RUN... --change RUN... [--format text|markdown|json]
-             [--manifest FILE] [--deterministic] [--margin PCT] [--alpha A]
-             [--not-covered FILE] [--fail-on-slower]
-
 A RUN is a KTAP file, a runner job directory or a directory of either,
 one run (boot) per file or job (see ktap.py).  Each run's mean of a test's
 repetitions is one sample: the variance that matters lives between boots.
 Lower figures are better (time or instructions per element or item).
 
-Deterministic figures (unit insn, or all of them with --deterministic)
-are instruction counts, which a disturbance (another task, an interrupt
-inside a timed chunk) can only raise: a side's figure is its lowest run,
-and its noise the gap between its two lowest runs, which does not grow
-with the number of runs (a disturbed run is named in a note, not used).
-They have a resolution R (0.5 instruction per element; page_pool's
-counts repeat across boots to a few tenths, callgrind's to a few
-hundredths, so a smaller difference is no change).  With S the larger
-noise of the two sides and D the difference of their figures: "slower"
-or "faster" when |D| >= R, |D| > 3 S and S < R / 2 (each side's
-lowest run confirmed by its next: a side whose every run was disturbed
-rarely has two that agree that closely); "same" when |D| + S < R;
-"unknown (run more)" otherwise.  One run a side has no noise to measure: only
-identical counts are "same".
+Deterministic figures (unit insn, or all with --deterministic) are
+instruction counts, which a disturbance can only raise: a side's figure
+is its lowest run, its noise the gap between its two lowest (a disturbed
+run is named in a note, not used).  With the resolution R (0.5
+instruction per element: page_pool's counts repeat across boots to a
+few tenths, callgrind's to a few hundredths), S the larger noise of the
+sides and D the difference of their figures: "slower" or "faster" when
+|D| >= R, |D| > 3 S and S < R / 2 (each side's lowest run confirmed by
+its next); "same" when |D| + S < R; else "unknown (run more)".  With one
+run a side, only identical counts are "same".
 
-Timings vary by a factor (frequency, cache and scheduling luck scale a
-run), so they are compared on a log scale: Welch's t-test on the logs of
-the run means, Holm-corrected over the table's tests at family-wise
-alpha A (0.01: simulated with a 5 % log-normal spread, 4000 A/A tables
-of ten rows had a false row 0.53 %, 0.35 % and 0.80 % of the time at 3,
-5 and 10 runs a side).
-"slower" or "faster" needs that test and a change of at
-least MARGIN % (2), the practical threshold: a real 0.3 % is no finding
-in a timing.  "same" needs two one-sided tests (TOST, also Holm) to show
-the change inside +-MARGIN %.  Anything else is "unknown", with the
-runs a side that would resolve it: those with which a change of MARGIN %
-would reach the test at 80 % power, given the spread seen.
+Timings vary by a factor, so they are compared on a log scale: Welch's
+t-test on the logs of the run means, Holm-corrected over the table at
+family-wise alpha A (0.01: of 4000 simulated A/A tables of ten rows with
+a 5 % log-normal spread, 0.53 %, 0.35 % and 0.80 % had a false row at 3,
+5 and 10 runs a side).  "slower" or "faster" needs that test and a change
+of at least MARGIN % (2: a real 0.3 % is no finding in a timing); "same"
+needs two one-sided tests (TOST, Holm too) to put the change inside
++-MARGIN %.  Else "unknown", with the runs a side with which a change of
+MARGIN % would reach the test at 80 % power, given the spread seen.
 
-A test only one side has is a row with that side's figure and "only in
-base" or "only in change".  A test --not-covered lists (one a line: none
-of the functions whose code the change altered ran in it, ab.sh's
-attribution) reads "not covered" where it would read "same" or
-"unknown": nothing it ran changed, so its figure says nothing of the
-change.
-
+A test only one side has reads "only in base" or "only in change".  A
+test --not-covered lists (one a line: it ran none of the functions whose
+code the change altered, ab.sh's attribution) reads "not covered" where
+it would read "same" or "unknown": its figure says nothing of the change.
 --format json gives the rows with each side's per-run samples, the
-header, the notes and, with --manifest, what ab.sh compared (its
-"key: value" lines).
+header, the notes and, with --manifest, ab.sh's "key: value" lines.
 
 Exit 0; 1 with --fail-on-slower when a test is slower; 2 on bad input.
 """
@@ -75,9 +60,7 @@ import ktap
 
 ALPHA = 0.01
 NOISES = 3.0
-# The smallest difference of a deterministic figure that is a change:
-# half an instruction per element (ns under icount). page_pool's counts
-# repeat across boots to a few tenths, callgrind's to a few hundredths.
+# The smallest change of a deterministic figure (see the docstring)
 RESOLUTION = 0.5
 UNKNOWN = 'unknown (run more)'
 
