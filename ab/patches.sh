@@ -1,15 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# The changes a before/after command takes (ab.sh, ptr_ring.sh, git.sh):
-# patch files, mboxes or directories of format-patch files, and config
-# settings.  Each patch is split into one diff per patch (from an mbox,
-# the "[PATCH ...]" messages only, in series order: a cover letter and
-# replies are left out) and applied as git applies it: a/ b/ prefixes or
-# none, renames and deletions, no fuzz. And the commands' bad-input
-# line and usage.
+# The changes the before/after commands take: patches, mboxes (their
+# "[PATCH ...]" messages in series order, no cover letter or reply) or
+# directories of format-patch files, split a diff a patch and applied as
+# git applies them (a/ b/ or none, renames, deletions, no fuzz); config
+# settings; the commands' bad-input line and usage.
 # shellcheck shell=bash disable=SC2154 # self, PROG: the caller's
 
-# die MESSAGE: bad input, one line as the command the user ran (PROG),
-# exit 2
+# die MESSAGE: bad input, one line as the command run (PROG), exit 2
 die()
 {
 	echo "$PROG: $*" >&2
@@ -38,8 +35,7 @@ setting_holds()
 }
 
 # git_apply ARGS...: git apply as outside any repository (inside one, it
-# would take paths relative to its top and skip those outside the
-# current directory)
+# takes paths from its top and skips those outside the current directory)
 git_apply()
 {
 	GIT_DIR=/nonexistent git apply "$@"
@@ -80,9 +76,9 @@ split_patches()
 	[ "$n" -gt 0 ] || die "no patch in $*"
 }
 
-# messages FILE DIR: "SUBJECT<US>DIFF" a line (US: the ASCII unit
-# separator), each diff a file in DIR, in series order: a plain diff is
-# one, an mbox its [PATCH] messages
+# messages FILE DIR: "SUBJECT<US>DIFF" a line (US: ASCII's unit separator),
+# each diff a file in DIR, in series order: a plain diff, or an mbox's
+# [PATCH] messages
 messages()
 {
 	local file=$1 dir=$2 m subject k=0
@@ -121,9 +117,8 @@ patch_strip()
 	done
 }
 
-# check_patches OUT TREE: every diff of OUT applies to TREE, in order,
-# each to what the earlier ones leave (applied to a scratch copy of the
-# files they touch); dies naming the first that does not
+# check_patches OUT TREE: the diffs of OUT apply to TREE in order (to a
+# scratch copy of the files they touch); dies naming the first that fails
 check_patches()
 {
 	local out=$1 tree=$2 scratch=$1/check p
@@ -139,10 +134,9 @@ check_patches()
 	rm -rf "$scratch"
 }
 
-# apply_patches OUT TREE [WHAT]: the diffs applied to TREE in order (a
-# file they change is written anew: a tree of hard links or symlinks
-# keeps its sources as they are); dies naming the first that does not
-# apply to WHAT (TREE), with git's reason
+# apply_patches OUT TREE [WHAT]: the diffs applied to TREE in order (a file
+# is written anew: a tree of links keeps its sources); dies naming the
+# first that does not apply to WHAT (TREE), with git's reason
 apply_patches()
 {
 	local d p
@@ -150,28 +144,14 @@ apply_patches()
 	for d in "$1"/[0-9]*.diff; do
 		p=$(patch_strip "$2" "$d")
 		[ -n "$p" ] && (cd "$2" && git_apply -p"$p" "$d") && continue
-		die "$(list_line "$1" "$d") does not apply to ${3:-$2}: $(cd "$2" && git_apply -p1 "$d" 2>&1 | head -n 1)"
+		die "$(grep "^$(basename "$d" .diff) " "$1/list") does not apply to ${3:-$2}: $(cd "$2" && git_apply -p1 "$d" 2>&1 | head -n 1)"
 	done
 }
 
-# list_line OUT DIFF: the diff's line of OUT/list
-list_line()
-{
-	grep "^$(basename "$2" .diff) " "$1/list"
-}
-
-# patch_files DIFF: the paths a diff touches, both sides of a rename, with
-# a/ b/ taken off when both sides have them
-patch_files()
-{
-	sed -n -E -e 's#^rename (from|to) ##p' -e 's#^(---|\+\+\+) ([^	]*).*#\2#p' \
-		"$1" | grep -vx /dev/null | sed 's#^[ab]/##' | sort -u
-}
-
-# patch_paths OUT: the paths the diffs of OUT touch
+# patch_paths OUT: the paths the diffs of OUT touch (both sides of a
+# rename), without a/ b/
 patch_paths()
 {
-	local d
-
-	for d in "$1"/[0-9]*.diff; do patch_files "$d"; done | sort -u
+	sed -n -E -e 's#^rename (from|to) ##p' -e 's#^(---|\+\+\+) ([^	]*).*#\2#p' \
+		"$1"/[0-9]*.diff | grep -vx /dev/null | sed 's#^[ab]/##' | sort -u
 }
