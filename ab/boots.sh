@@ -32,8 +32,8 @@ check_counts()
 	[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a number, not '$jobs'"
 }
 
-# stop_boots: the trap handler of a caller of boot_all: its boots stop
-# (the runner stops its QEMU on SIGTERM), and it exits 130
+# stop_boots: boot_all's callers' trap handler: the boots stop (the
+# runner stops QEMU on SIGTERM), exit 130
 # shellcheck disable=SC2317 # a trap handler
 stop_boots()
 {
@@ -45,11 +45,9 @@ stop_boots()
 }
 
 # boot_one OUT NAME N KDIR ARG...: one boot of KDIR by the runner
-# ($vmtest), its log in OUT/NAME-N.log, its job directory's path in
-# OUT/NAME-N.job, and what a table is made of kept in OUT/NAME-N (the
-# KTAP, QEMU's facts, the profile and model cycles of --attribute), so
-# that the table's evidence outlives the job, which the runner deletes
-# after a day
+# ($vmtest), its log in OUT/NAME-N.log, its job's path in OUT/NAME-N.job,
+# and what a table is made of (KTAP, QEMU's facts, --attribute's profile
+# and model cycles) kept in OUT/NAME-N: the runner deletes jobs in a day
 boot_one()
 {
 	local out=$1 name=$2 n=$3 kdir=$4 rc job f
@@ -70,9 +68,8 @@ boot_one()
 	return "$rc"
 }
 
-# booting JOBFILE PID: wait until the boot is past building its
-# selftests (the module is built in the runner's tree for its kernel:
-# one at a time), as its job's result says, or has ended
+# booting JOBFILE PID: wait until the boot is past building its selftests
+# (in the runner's tree: one at a time), as its job's result says, or ended
 booting()
 {
 	local job
@@ -86,9 +83,8 @@ booting()
 }
 
 # boot_all OUT BOOTS JOBS NAME=KDIR... -- ARG...: BOOTS boots of each
-# kernel, alternated (the first of each, then the second of each...),
-# JOBS at a time; the PIDs in 'children' for an interrupt handler.
-# Fails when a boot failed.
+# kernel, alternated, JOBS at a time (their PIDs in 'children', for
+# stop_boots); fails when a boot failed
 boot_all()
 {
 	local out=$1 boots=$2 jobs=$3 i side failed=0 c name n kdir
@@ -118,9 +114,8 @@ boot_all()
 }
 
 # model_table FORMAT [--not-covered FILE] --base BOOT... --change BOOT...:
-# the model cycles (vmtest.sh --attribute's estimate, BOOT/model.tap) of the
-# boots' jobs or stored boots, as a table; FILE's tests read "not covered"
-# as in the instructions' table
+# the boots' model cycles (--attribute's estimate, BOOT/model.tap) as a
+# table, FILE's tests "not covered" as in the instructions' table
 model_table()
 {
 	local format=$1 a taps=()
