@@ -1,12 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The before/after command's tests: its statistics and KTAP reader on
-# canned runs (test_verdict.py); ab.sh with a stand-in runner (boots,
-# tables, refusals, the change applied to a private copy); ab.sh
-# --ptr-ring on the pinned source (callgrind, model cycles, layout,
-# SIGTERM); layout.py on canned pahole output; the style of its Python.
-# The statistics need Debian's python3-scipy and python3-numpy for the
-# system's python3, installed when missing.
+# canned runs (test_verdict.py: Debian's python3-scipy, installed when
+# missing); ab.sh with a stand-in runner (boots, tables, refusals, the
+# change applied to a private copy); ab.sh --ptr-ring on the pinned source
+# (callgrind, model cycles, layout, SIGTERM); layout.py on canned pahole
+# output; the style of its Python.
 
 set -u
 
@@ -49,9 +48,10 @@ abrun()
 	env AB_VMTEST="$TESTS_DIR/ab/fake-vmtest" FAKE_JOBS="$tmp/jobs" \
 		VMTEST_CACHE="$tmp/cache" "$REPO/ab/ab.sh" "$@"
 }
+# sides ARG...: ab.sh on the built base and change
+sides() { abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change" "$@"; }
 expect_rc "ab.sh: a kernel one instruction slower on one test: exit 0" 0 \
-	"$tmp/ab.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change" \
-	-o "$tmp/out"
+	"$tmp/ab.log" sides -o "$tmp/out"
 expect_grep "ab.sh: ... which reads slower" "$tmp/ab.log" \
 	'no-softirq-page_pool01 .*slower'
 expect_no_grep "ab.sh: ... and only it" "$tmp/ab.log" \
@@ -59,9 +59,8 @@ expect_no_grep "ab.sh: ... and only it" "$tmp/ab.log" \
 check "ab.sh: 3 boots a side, alternated, each a job" \
 	test "$(cat "$tmp/out"/base-*.job "$tmp/out"/change-*.job | wc -l)" -eq 6
 check "ab.sh: the table is kept with the boots" test -s "$tmp/out/table.text"
-expect_rc "ab.sh --format json: exit 0" 0 "$tmp/ab-json.log" abrun \
-	--base-kdir "$tmp/base" --change-kdir "$tmp/change" --format json \
-	-o "$tmp/out-json"
+expect_rc "ab.sh --format json: exit 0" 0 "$tmp/ab-json.log" \
+	sides --format json -o "$tmp/out-json"
 check "ab.sh --format json: one JSON table, each boot's figure, the manifest" \
 	python3 -c 'import json, sys
 t = json.load(open(sys.argv[1]))
@@ -71,8 +70,8 @@ m = t["manifest"]
 assert m["command"].startswith("ab.sh "), m
 assert m["base qemu cpu"] == m["change qemu cpu"] == "Fake-Server", m' \
 	"$tmp/out-json/table.json"
-expect_rc "ab.sh --attribute: exit 0" 0 "$tmp/ab-attr.log" abrun \
-	--base-kdir "$tmp/base" --change-kdir "$tmp/change" --attribute -o "$tmp/out-attr"
+expect_rc "ab.sh --attribute: exit 0" 0 "$tmp/ab-attr.log" \
+	sides --attribute -o "$tmp/out-attr"
 expect_grep "ab.sh --attribute: ... the function that moved" \
 	"$tmp/out-attr/table.text" '^no-softirq-page_pool01: page_pool_alloc_netmems \+1\.00$'
 expect_grep "ab.sh --attribute: ... a test that ran no changed code is not covered, in both tables" \
@@ -81,16 +80,15 @@ expect_grep "ab.sh --attribute: ... its model cycles too" \
 	"$tmp/out-attr/table.text" '^for_loop:model +0\.750 +0\.750 .* not covered$'
 printf 'CONFIG_JUMP_LABEL=y\nCONFIG_PROVE_LOCKING=y\n' >"$tmp/change/.config"
 expect_rc "ab.sh: sides whose debug options differ are refused, exit 2" 2 \
-	"$tmp/ab-cfg.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change"
+	"$tmp/ab-cfg.log" sides
 expect_grep "ab.sh: ... naming the option" "$tmp/ab-cfg.log" \
 	'change: CONFIG_PROVE_LOCKING=y'
 expect_rc "ab.sh: --allow-config-diff compares them all the same" 0 \
-	"$tmp/ab-allow.log" abrun --base-kdir "$tmp/base" \
-	--change-kdir "$tmp/change" --allow-config-diff -n 2
+	"$tmp/ab-allow.log" sides --allow-config-diff -n 2
 printf 'CONFIG_JUMP_LABEL=y\n# CONFIG_PROVE_LOCKING is not set\n' >"$tmp/change/.config"
 echo Other-Server >"$tmp/change/fake-cpu"
 expect_rc "ab.sh: sides booted on different CPU models are refused, exit 2" 2 \
-	"$tmp/ab-cpu.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change" -n 1
+	"$tmp/ab-cpu.log" sides -n 1
 expect_grep "ab.sh: ... naming both" "$tmp/ab-cpu.log" \
 	"differ in qemu cpu: base 'Fake-Server', change 'Other-Server'"
 rm "$tmp/change/fake-cpu"
@@ -98,7 +96,7 @@ cp "$tmp/base/.config" "$tmp/config"
 echo 'CONFIG_CC_VERSION_TEXT="gcc (Debian 12.2.0-14) 12.2.0"' >>"$tmp/base/.config"
 echo 'CONFIG_CC_VERSION_TEXT="gcc (Debian 14.2.0-19) 14.2.0"' >>"$tmp/change/.config"
 expect_rc "ab.sh: sides built by different compilers are refused before booting, exit 2" 2 \
-	"$tmp/ab-cc.log" abrun --base-kdir "$tmp/base" --change-kdir "$tmp/change" -o "$tmp/out-cc"
+	"$tmp/ab-cc.log" sides -o "$tmp/out-cc"
 expect_grep "ab.sh: ... naming both" "$tmp/ab-cc.log" \
 	"differ in compiler: base '\"gcc .*12.2.0\"', change '\"gcc .*14.2.0\"'"
 check "ab.sh: ... and nothing booted" test ! -e "$tmp/out-cc/base-1.log"
@@ -118,14 +116,12 @@ mkdir -p "$tree/net/core" "$tmp/bin"
 seq -f 'line %g' 40 >"$tree/net/core/page_pool.c"
 seq -f 'user %g' 10 >"$tree/net/core/page_pool_user.c"
 seq -f 'priv %g' 10 >"$tree/net/core/page_pool_priv.h"
-cat >"$tmp/bin/make" <<'STANDIN'
-#!/bin/bash
-# make -C TREE O=KDIR ...: a "kernel" of 72 instructions, one more per
-# nop in TREE's page_pool.c, its image and its object:
-# page_pool_alloc_pages with those nops, then page_pool_init, which they
-# move but do not change; an external module (ab.sh's layout probe) does
-# not build. With FAKE_OVERLAP, it waits for FAKE_OVERLAP.done (a build
-# beside it) after saying FAKE_OVERLAP.in, and says .overlapped.
+standin "$tmp/bin/make" <<'STANDIN'
+# make -C TREE O=KDIR ...: a "kernel" of 72 instructions, one more per nop
+# in TREE's page_pool.c, its image and its object: page_pool_alloc_pages
+# with those nops, then page_pool_init, moved but not changed; no external
+# module (the layout probe) builds. With FAKE_OVERLAP: says .in, waits for
+# .done (a build beside it), says .overlapped.
 while [ $# -gt 0 ]; do
 	case $1 in -C) tree=$2; shift ;; O=*) kdir=${1#O=} ;; M=*) exit 2 ;; esac
 	shift
@@ -150,7 +146,6 @@ echo "image of $nops nops" >"$kdir/arch/x86/boot/bzImage"
 	echo 'void page_pool_init(void) { }'
 } | gcc -O2 -x c -c -o "$kdir/net/core/page_pool.o" -
 STANDIN
-chmod +x "$tmp/bin/make"
 FAKE_JOBS=$tmp "$tmp/bin/make" -C "$tree" O="$tmp/base"
 # mkdiff NAME SED-SCRIPT [FILE]: a git-style diff of FILE after SED-SCRIPT
 mkdiff()
@@ -167,13 +162,11 @@ mkdiff()
 tree_sums() { (cd "$tree" && find . -type f -exec sha256sum {} + | sort); }
 # scripts/config --file F --set-val OPTION VALUE, as the kernel's
 mkdir -p "$tree/scripts"
-cat >"$tree/scripts/config" <<'STANDIN'
-#!/bin/sh
+standin "$tree/scripts/config" <<'STANDIN'
 [ "$1" = --file ] && [ "$3" = --set-val ] || exit 1
 sed -i "/^CONFIG_$4=/d; /^# CONFIG_$4 is not set/d" "$2"
 echo "CONFIG_$4=$5" >>"$2"
 STANDIN
-chmod +x "$tree/scripts/config"
 before=$(tree_sums)
 export FAKE_BASE=$tmp/base
 abpatch()
@@ -280,12 +273,11 @@ check "ab.sh --change, a base build beside it: ... and the runner's tree is as i
 	test "$(tree_sums)" = "$before"
 # nothing_built: the stand-in make was not called
 nothing_built() { ! grep -qE "^(build|make )" "$tmp/jobs/calls" 2>/dev/null; }
+printf -- '--- a/tools/testing/selftests/x\n+++ b/tools/testing/selftests/x\n@@ -0,0 +1 @@\n+x\n' \
+	>"$tmp/bench.patch"
 for case in fuzz:'does not apply to the base' empty:'changes nothing' \
 	    bench:'the patches change the benchmark itself'; do
 	name=${case%%:*}
-	[ "$name" != bench ] ||
-		printf -- '--- a/tools/testing/selftests/x\n+++ b/tools/testing/selftests/x\n@@ -0,0 +1 @@\n+x\n' \
-			>"$tmp/bench.patch"
 	expect_rc "ab.sh --change: $name is refused: exit 2" 2 "$tmp/ab-$name.log" \
 		abpatch --change "$tmp/$name.patch"
 	expect_grep "ab.sh --change $name: ... saying why" "$tmp/ab-$name.log" "${case#*:}"
@@ -293,9 +285,7 @@ for case in fuzz:'does not apply to the base' empty:'changes nothing' \
 done
 # A root that is no mount point (a plain chroot): no private namespace
 mkdir -p "$tmp/nons"
-printf '#!/bin/sh\necho "unshare: cannot change root filesystem propagation: Invalid argument" >&2\nexit 1\n' \
-	>"$tmp/nons/unshare"
-chmod +x "$tmp/nons/unshare"
+standin "$tmp/nons/unshare" 'echo "unshare: cannot change root filesystem propagation: Invalid argument" >&2' 'exit 1'
 nons() { PATH="$tmp/nons:$PATH" abpatch "$@"; }
 expect_rc "ab.sh --change, no private mount namespace: exit 2" 2 "$tmp/ab-nons.log" \
 	nons --change "$tmp/nop.patch"
@@ -334,61 +324,54 @@ need_tools "valgrind valgrind" "pgrep procps" "pahole dwarves"
 if [ ! -d "$src" ] || ! overlay_ptr_ring "$src" "$tmp/base"; then
 	not_ok "ab.sh --ptr-ring: a base tree from the pinned source" "no $src"
 else
+	# prrun NAME ARG...: a quick comparison in $tmp/NAME, its table's
+	# callgrind part in $tmp/NAME.cg, its native part in $tmp/NAME.native
 	prrun()
 	{
 		env PTR_RING_CG_ITEMS=5000 "$REPO/ab/ab.sh" --ptr-ring \
-			--base-src "$tmp/base" -m single -n 1 --callgrind-runs 2 "$@" \
-			-- -n 20000 -r 1
+			--base-src "$tmp/base" -m single -n 1 --callgrind-runs 2 \
+			-o "$tmp/$1" "${@:2}" -- -n 20000 -r 1 || return
+		sed -n '/^# deterministic/,$p' "$tmp/$1/table.text" >"$tmp/$1.cg"
+		sed -n '/^# native/,/^# deterministic/p' "$tmp/$1/table.text" >"$tmp/$1.native"
 	}
 	expect_rc "ab.sh --ptr-ring: one load more per item: exit 0" 0 \
-		"$tmp/load.log" prrun --change "$TESTS_DIR/ab/ptr_ring-load.patch" \
-		-o "$tmp/load"
-	# table TABLE: its callgrind part in TABLE.cg, its native part in
-	# TABLE.native
-	table()
-	{
-		sed -n '/^# deterministic/,$p' "$1" >"$1.cg"
-		sed -n '/^# native/,/^# deterministic/p' "$1" >"$1.native"
-	}
-	table "$tmp/load/table.text"
+		"$tmp/load.log" prrun load --change "$TESTS_DIR/ab/ptr_ring-load.patch"
 	expect_grep "ab.sh --ptr-ring: ... slower by one instruction per item under callgrind" \
-		"$tmp/load/table.text.cg" '^single +[0-9.]+insn +[0-9.]+insn +\+(0\.[89]|1\.[01])[0-9]* .* slower$'
+		"$tmp/load.cg" '^single +[0-9.]+insn +[0-9.]+insn +\+(0\.[89]|1\.[01])[0-9]* .* slower$'
 	expect_grep "ab.sh --ptr-ring: ... and no locked operation more" \
-		"$tmp/load/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops +[-+]0\.00[0-9] .* same$'
+		"$tmp/load.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops +[-+]0\.00[0-9] .* same$'
 	expect_grep "ab.sh --ptr-ring: ... and a native timing row" \
-		"$tmp/load/table.text.native" '^single +[0-9.]+ +[0-9.]+ '
+		"$tmp/load.native" '^single +[0-9.]+ +[0-9.]+ '
 	expect_rc "ab.sh --ptr-ring: smp_mb() for smp_wmb() in produce: exit 0" 0 \
-		"$tmp/mb.log" prrun --change "$TESTS_DIR/ab/ptr_ring-mb.patch" -o "$tmp/mb"
-	table "$tmp/mb/table.text"
+		"$tmp/mb.log" prrun mb --change "$TESTS_DIR/ab/ptr_ring-mb.patch"
 	expect_grep "ab.sh --ptr-ring: ... one locked operation more per item" \
-		"$tmp/mb/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops +\+1\.000 .* slower$'
+		"$tmp/mb.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops +\+1\.000 .* slower$'
 	expect_grep "ab.sh --ptr-ring: ... about 18 model cycles more (a locked operation's cost)" \
-		"$tmp/mb/table.text.cg" '^single:model +[0-9.]+cyc +[0-9.]+cyc +\+1[789]\.[0-9]+ .* slower$'
+		"$tmp/mb.cg" '^single:model +[0-9.]+cyc +[0-9.]+cyc +\+1[789]\.[0-9]+ .* slower$'
 	check "ab.sh --ptr-ring: ... and callgrind's per-function files are kept" \
 		test -n "$(find "$tmp/mb/callgrind" -name 'change.single.*' -size +0)"
 	check "ab.sh --ptr-ring: the base tree is not written" \
 		cmp -s "$src/include/linux/ptr_ring.h" "$tmp/base/include/linux/ptr_ring.h"
 	expect_rc "ab.sh --ptr-ring: the same header on both sides: exit 0" 0 \
-		"$tmp/aa.log" prrun --change-src "$src" -o "$tmp/aa"
+		"$tmp/aa.log" prrun aa --change-src "$src"
 	# single's callgrind counts repeat exactly; a threaded mode's vary by
 	# up to 0.1 per item, so two runs a side may agree more closely than
 	# a third: an A/A may read unknown, never slower or faster
-	table "$tmp/aa/table.text"
 	expect_grep "ab.sh --ptr-ring: ... is same or unknown under callgrind, never slower or faster" \
-		"$tmp/aa/table.text.cg" '^single +[0-9.]+insn .* (same|unknown \(run more\))$'
+		"$tmp/aa.cg" '^single +[0-9.]+insn .* (same|unknown \(run more\))$'
 	expect_grep "ab.sh --ptr-ring: ... and the same locked operations" \
-		"$tmp/aa/table.text.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops .* same$'
+		"$tmp/aa.cg" '^single:locked +[0-9.]+ops +[0-9.]+ops .* same$'
 	expect_grep "ab.sh --ptr-ring: ... and the same model cycles" \
-		"$tmp/aa/table.text.cg" '^single:model +[0-9.]+cyc +[0-9.]+cyc .* same$'
+		"$tmp/aa.cg" '^single:model +[0-9.]+cyc +[0-9.]+cyc .* same$'
 	expect_rc "ab.sh --ptr-ring: consumer_head without its own cache line: exit 0" 0 \
-		"$tmp/head.log" prrun --change "$TESTS_DIR/ab/ptr_ring-consumer-head.patch" \
-		--callgrind-runs 0 -o "$tmp/head"
+		"$tmp/head.log" prrun head --callgrind-runs 0 \
+		--change "$TESTS_DIR/ab/ptr_ring-consumer-head.patch"
 	expect_grep "ab.sh --ptr-ring: ... the layout names it, and what it now shares a line with" \
 		"$tmp/head/table.text" '^# layout:   consumer_head: offset 64 -> 8, cache line 1 -> 0, now with producer, producer_lock$'
 	expect_no_grep "ab.sh --ptr-ring: an A/A has no layout line" \
 		"$tmp/aa/table.text" '^# layout'
 	expect_rc "ab.sh --ptr-ring: a patch that does not apply: exit 2" 2 \
-		"$tmp/bad.log" prrun --change "$TESTS_DIR/ab/fake-vmtest"
+		"$tmp/bad.log" prrun bad --change "$TESTS_DIR/ab/fake-vmtest"
 	# SIGTERM while callgrind runs: 130, nothing of the run left
 	PTR_RING_CG_ITEMS=5000000 "$REPO/ab/ab.sh" --ptr-ring --base-src "$tmp/base" \
 		-m single -n 0 --callgrind-runs 1 --change-src "$src" -o "$tmp/int" \
