@@ -105,18 +105,6 @@ messages()
 	done | sort -t $'\x1f' -n -s -k1,1 | cut -d $'\x1f' -f2-
 }
 
-# patch_strip TREE DIFF: the -p of DIFF against TREE (1, or 0 for a diff
-# without a/ b/), or nothing when it applies with neither
-patch_strip()
-{
-	local p
-
-	for p in 1 0; do
-		(cd "$1" && git_apply --check -p"$p" "$2" 2>/dev/null) &&
-			{ echo "$p"; return; }
-	done
-}
-
 # check_patches OUT TREE: the diffs of OUT apply to TREE in order (to a
 # scratch copy of the files they touch); dies naming the first that fails
 check_patches()
@@ -139,11 +127,12 @@ check_patches()
 # first that does not apply to WHAT (TREE), with git's reason
 apply_patches()
 {
-	local d p
+	local d
 
+	# -p1, else -p0 (no a/ b/): git apply writes nothing when it fails
 	for d in "$1"/[0-9]*.diff; do
-		p=$(patch_strip "$2" "$d")
-		[ -n "$p" ] && (cd "$2" && git_apply -p"$p" "$d") && continue
+		(cd "$2" && { git_apply -p1 "$d" || git_apply -p0 "$d"; } 2>/dev/null) &&
+			continue
 		die "$(grep "^$(basename "$d" .diff) " "$1/list") does not apply to ${3:-$2}: $(cd "$2" && git_apply -p1 "$d" 2>&1 | head -n 1)"
 	done
 }
