@@ -23,8 +23,7 @@ mkdir -p "$linux/net/core" "$linux/scripts/kconfig" "$linux/Documentation" \
 # with a BROKEN file, else writes a "kernel" of 72 instructions, one more
 # per nop in page_pool.c, two fewer with PAGE_POOL_STATS=n, and logs
 # "build" in FAKE_JOBS/calls
-cat >"$tmp/bin/make" <<'STANDIN'
-#!/bin/bash
+standin "$tmp/bin/make" <<'STANDIN'
 while [ $# -gt 0 ]; do
 	case $1 in
 	-C) tree=$2; shift ;;
@@ -42,13 +41,11 @@ echo $((72 + $(grep -c nop "$tree/net/core/page_pool.c") -
 STANDIN
 # merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments, merged (a
 # later fragment's setting replaces an earlier one)
-cat >"$linux/scripts/kconfig/merge_config.sh" <<'STANDIN'
-#!/bin/sh
+standin "$linux/scripts/kconfig/merge_config.sh" <<'STANDIN'
 out=$3
 shift 4
 cat "$@" | tac | awk -F= '!seen[$1]++' | tac >"$out/.config"
 STANDIN
-chmod +x "$tmp/bin/make" "$linux/scripts/kconfig/merge_config.sh"
 
 seq -f 'line %g' 40 >"$linux/net/core/page_pool.c"
 seq -f 'user %g' 10 >"$linux/net/core/page_pool_user.c"
