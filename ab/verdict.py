@@ -78,8 +78,7 @@ def rule(exact, margin, alpha):
 
 
 def noise(base, change):
-    """The run-to-run noise of an exact count: the larger gap between a
-    side's two lowest runs (0 without a side of two runs)."""
+    """An exact count's noise: the larger gap of a side's two lowest runs."""
     return max((sorted(s)[1] - min(s) for s in (base, change) if len(s) > 1),
                default=0)
 
@@ -100,14 +99,13 @@ def judge_deterministic(base, change):
 
 
 def shown_unit(unit, exact):
-    """The unit a figure is shown in: an exact count of ns is one of
-    instructions (under -icount shift=0 a nanosecond is an instruction)."""
+    """A figure's unit: exact ns are insn (-icount shift=0: 1 ns, 1 insn)."""
     return 'insn' if exact and unit == 'ns' else unit
 
 
 def disturbed_notes(data, exact):
-    """A note per side of an exact count whose runs lie more than the
-    resolution above its lowest: disturbed, not its figure."""
+    """A note per side of an exact count with runs disturbed: more than
+    the resolution above its lowest."""
     notes = []
     for name, (before, after, unit) in data.items():
         unit = shown_unit(unit, exact[name])
@@ -131,8 +129,7 @@ def holm(pvalues):
 
 
 def welch(base, change, margin):
-    """(p of any difference, p of TOST equivalence within +-margin), on
-    the logs of the samples and of 1 + margin."""
+    """(p of a difference, p of TOST equivalence within +-margin), on logs."""
     base, change = np.log(base), np.log(change)
     margin = np.log1p(margin)
     with warnings.catch_warnings():
@@ -193,9 +190,9 @@ def samples(runs, name):
 
 
 def env_words(key, value):
-    """The comparable parts of a diagnostic: no build number or date in
-    the kernel line, kernel parameters only (not init's, after "--"),
-    one item per vulnerability."""
+    """A diagnostic's comparable parts: the kernel line without build
+    number or date, kernel parameters (not init's, after "--"), one item
+    per vulnerability."""
     if value is None:
         return {'not recorded'}
     if key == 'kernel':
@@ -235,8 +232,7 @@ def case_notes(base, change):
 
 
 def common(base, change):
-    """{name: (base samples, change samples, unit)} of the tests both
-    sides have, in the base's order."""
+    """{name: (base samples, change samples, unit)} of the common tests."""
     data = {}
     for name in dict.fromkeys(n for r in base for n in r.perf):
         if any(name in r.perf for r in change):
@@ -252,20 +248,17 @@ def common(base, change):
 
 
 def is_exact(unit, deterministic):
-    """Whether figures in UNIT are exact counts: instructions, or ns
-    under -icount (--deterministic)."""
+    """Whether UNIT is exact: insn, or ns under -icount (--deterministic)."""
     return deterministic or unit == 'insn'
 
 
 def figure(values, exact):
-    """A side's figure: its lowest run when exact (a disturbance only
-    adds instructions), else the mean."""
+    """A side's figure: its lowest run when exact, else the mean."""
     return min(values) if exact else np.mean(values)
 
 
 def one_sided(base, change, deterministic):
-    """Rows of the tests only one side has (a new one, say): that
-    side's figure, no verdict."""
+    """Rows of the tests one side has: that side's figure, no verdict."""
     rows = []
     for side, runs, other in (('base', base, change),
                               ('change', change, base)):
@@ -309,10 +302,8 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
 
 
 def mark_uncovered(rows, tests):
-    """Rows of TESTS that read "same" or "unknown" read "not covered" (what
-    they ran did not change: their difference is noise); a note for one
-    that moved all the same.  A test's other figures (TEST:model) go with
-    it."""
+    """Rows of TESTS (and their TEST:model...) that read "same" or
+    "unknown" read "not covered"; a note for one that moved all the same."""
     notes = []
     for row in rows:
         ran = row[0].split(':')[0] in tests
