@@ -2,17 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read benchmark results from KTAP, whatever carried it.
 
-A run is one boot, the unit of repetition: one file (raw KTAP of
-test_bench_page_pool.sh or ptr_ring_test, kselftest output whose nested
-lines carry "# " prefixes, a console log, a NIPA or LKP log) or one
-runner job directory (JOB/ktap/*.tap together).  A directory of files or
-jobs is one run per file or job.  Every "ok N NAME # perf=VALUE<unit>" of
-a name within a run is one of its repetitions; the run's sample is their
-mean.  "not ok" and "# SKIP" cases and the "# kernel:", "# cmdline:" and
-"# vulnerabilities:" diagnostics are kept too.  A run with no such case
-is read from the module's raw kernel log lines instead, as people post
-them ("[ 12.3] time_bench: Type:<test> Per elem: 19 cycles(tsc) 5.539 ns
-..."): each is a repetition in ns.
+A run is one boot: one file (raw KTAP of test_bench_page_pool.sh or
+ptr_ring_test, kselftest output with its "# " prefixes, a console, NIPA
+or LKP log) or one runner job directory (JOB/ktap/*.tap); a directory of
+them is a run per file or job.  Each "ok N NAME # perf=VALUE<unit>" of a
+name is a repetition; the run's sample is their mean.  "not ok", "# SKIP"
+and the "# kernel:", "# cmdline:" and "# vulnerabilities:" diagnostics
+are kept too.  A run with no such case is read from the module's raw
+kernel log lines as people post them ("[ 12.3] time_bench: Type:<test>
+Per elem: 19 cycles(tsc) 5.539 ns ..."), a repetition in ns each.
 
 As a command, "ktap.py passed FILE" prints the cases of FILE's run that
 passed with a figure, one a line (a shell's list of a benchmark's modes).
@@ -35,13 +33,11 @@ RESULT = re.compile(r'^(not )?ok\s+\d+\b\s*(?:- )?(.*)$')
 PERF = re.compile(r'^perf=([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)'
                   r'(\S+)')
 DIAG = re.compile(rf'^({"|".join(ENV_KEYS)}):\s*(.*)$')
-# time_bench's line, upstream's module and this series' alike
+# time_bench's line, upstream's and this series'
 TYPE = re.compile(r'^(?:[\w-]+: )*Type:(\S+) Per elem: [\d.]+ cycles\(\w+\) '
                   r'(\d+(?:\.\d+)?) ns\b')
 
-
-# kselftest's line for one program, which runner.sh prints after the
-# program's own KTAP, each line of it behind "# "
+# kselftest's line for a program, after its own KTAP (behind "# ")
 PROGRAM = re.compile(r'^(not )?ok \d+ selftests: (\S+): (.*?)'
                      r'(?:\s+#\s*(.*))?$')
 

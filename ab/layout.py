@@ -4,14 +4,13 @@
 
   layout.py BASE CHANGE STRUCT...
 
-BASE and CHANGE are each an object with DWARF (pahole reads it) or a
-text file of pahole's output.  For each STRUCT whose layout differs,
-prints its size and cache lines on both sides, then its members that
-moved: first those now on another cache line (with the members they
-share it with that they did not before: false sharing starts there),
-then those at another offset or of another size, then those one side
-lacks.  Nothing is printed when no layout differs.  Exit 0; 2 when a
-side cannot be read (no pahole, no debug information), said in one line.
+BASE and CHANGE are each an object with DWARF (pahole reads it) or
+pahole's output.  For each STRUCT whose layout differs: its size and
+cache lines on both sides, then the members that moved: first those now
+on another cache line (with the members newly sharing it: false sharing
+starts there), then those at another offset or size, then those one
+side lacks; nothing when no layout differs.  Exit 0; 2, said in one
+line, when a side cannot be read (no pahole, no debug information).
 """
 
 import re

@@ -5,15 +5,13 @@
   objdiff.py BASE_KDIR CHANGE_KDIR
 
 Prints "OBJECT FUNCTION" for each function of a compiled object (.o,
-built-in or module) whose code differs, or that only one side has, and
-nothing when no function differs.  Code is compared as objdump -dr
-prints it without addresses, relocations by symbol: a function that
-only moved within its object is the same; one that calls, inlines or
-reads something else differs.  Data is not compared, and the objects
-that every build changes (the linked vmlinux.o, the compressed image,
-the version and kallsyms objects) have no code of their own to compare.
-An object with the same size and modification time on both sides (the
-change's build starts from a copy of the base's) is not read.
+built-in or module) whose code differs or that one side lacks.  Code is
+compared as objdump -dr prints it without addresses, relocations by
+symbol: a function that only moved within its object is the same.  Data
+is not compared; the objects every build changes (vmlinux.o, the image,
+the version and kallsyms objects) have no code of their own.  An object
+of the same size and modification time on both sides (the change's
+build starts from a copy of the base's) is not read.
 """
 
 import filecmp
