@@ -33,9 +33,12 @@ set -u
 self=$(realpath "$0")
 PROG=ptr_ring.sh
 ab=$(dirname "$self")
+repo=$(dirname "$ab")
+# link_tree; patches.sh's die then replaces common.sh's
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
+. "$repo/vmtest/lib/common.sh"
 # shellcheck source-path=SCRIPTDIR source=patches.sh
 . "$ab/patches.sh"
-repo=$(dirname "$ab")
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
 . "$repo/vmtest/lib/record.sh"
 cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
@@ -109,22 +112,14 @@ change_src=$(realpath "$change_src")
 cmp -s "$base/include/linux/ptr_ring.h" "$change_src/include/linux/ptr_ring.h" &&
 	echo "ptr_ring.sh: the sides' ptr_ring.h are the same: an A/A comparison"
 
-# overlay SIDE DIR: the benchmark and shim on SIDE's ptr_ring.h, in real
-# directories of links (the sources' relative includes resolve inside)
+# overlay SIDE DIR: the benchmark's tree in links, the directories of
+# its sources real (link_tree: their relative includes resolve inside
+# DIR), on SIDE's ptr_ring.h
 overlay()
 {
-	local sel=$2/tools/testing/selftests rt=$2/tools/virtio/ringtest e
-
-	mkdir -p "$sel/ptr_ring" "$rt" "$2/include/linux" || return 1
-	ln -sf "$1/include/linux/ptr_ring.h" "$2/include/linux/" || return 1
-	for e in "$bench"/tools/virtio/ringtest/*; do ln -sf "$e" "$rt/" || return 1; done
-	for e in "$bench"/tools/testing/selftests/ptr_ring/*; do
-		ln -sf "$e" "$sel/ptr_ring/" || return 1
-	done
-	for e in "$bench"/tools/testing/selftests/*; do
-		[ "${e##*/}" = ptr_ring ] || ln -sfn "$e" "$sel/" || return 1
-	done
-	ln -sfn "$bench/scripts" "$2/scripts"
+	link_tree "$bench" "$2" tools/virtio/ringtest \
+		tools/testing/selftests/ptr_ring include/linux &&
+		ln -sfn "$1/include/linux/ptr_ring.h" "$2/include/linux/"
 }
 
 for side in base change; do
