@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The two series as committed 'git format-patch --cover-letter' files:
-# series/virtio/ (ringtest, ptr_ring) and series/net-next/ (page_pool),
-# both against the kernel source vmtest/sources.lock pins. series/README
-# says what each command does and how to edit a series with them.
+# The two series, series/virtio/ and series/net-next/, as committed
+# 'git format-patch --cover-letter' files against the pinned kernel
+# source; series/README says how to edit them with these commands.
 #
 # usage: series/series.sh COMMAND ...
 #   import SERIES DIR [--full | --with PATH...]
@@ -50,8 +49,11 @@ patches_of()
 	python3 "$files" --series "$repo" --patches "$@"
 }
 
+# known SERIES [ARG]: SERIES is one of ORDER; with ARG: usage unless
+# ARG is given.
 known()
 {
+	[ $# -lt 2 ] || [ -n "$2" ] || usage
 	[[ " $ORDER " == *" $1 "* ]] || rc=2 die "no series '$1' (one of: $ORDER)"
 }
 
@@ -95,12 +97,9 @@ unfold_from()
 		END { if (from) print line }'
 }
 
-# base_files TREE: what the base commit holds, besides --full: every
-# path the series touch or the project has, the other files of their
-# directories, the top level, scripts/ (checkpatch.pl, get_maintainer.pl),
-# the top directories' Kconfig and Makefile (get_maintainer.pl and
-# checkpatch.pl want to see a kernel tree), the headers the series test
-# and kselftest's helpers.
+# base_files TREE: the base commit's files but for --full: the paths the
+# series touch or the project has, their directories' other files, and
+# what checkpatch.pl, get_maintainer.pl and the selftests want.
 base_files()
 {
 	local tree=$1 p d
@@ -154,8 +153,7 @@ make_base()
 	else
 		base_files "$tree" | sort -u | copy_in "$tree" "$dir"
 	fi
-	# The project's identity (the committed patches' From:), so that what
-	# is made here keeps it; the base commit's is fixed.
+	# The committed patches' From:, kept by what is made here.
 	who=$(patches_of | head -n 1)
 	who=${who:+$(identity "$who")}
 	[ -n "$who" ] || who=$(git -C "$repo" var GIT_COMMITTER_IDENT | sed 's/> .*/>/')
@@ -163,10 +161,8 @@ make_base()
 	who=${who#* <}
 	git -C "$dir" config user.email "${who%>}"
 	git -C "$dir" config format.useAutoBase false
-	# Debian's top-level .gitignore ends with "/*" (its packaging), which
-	# would hide every new file: upstream's part of it goes to the
-	# repository's exclude file instead (and a new directory's
-	# .gitignore is no hidden file).
+	# Debian's .gitignore ends with "/*" (its packaging), hiding every new
+	# file: only upstream's part goes to the exclude file.
 	if [ -f "$dir/.gitignore" ]; then
 		{ sed '/^# Debian packaging/,$d' "$dir/.gitignore"
 		  echo '!.gitignore'; } >>"$dir/.git/info/exclude"
@@ -212,8 +208,7 @@ cmd_import()
 {
 	local name=${1:-} dir=${2:-} full=''
 
-	[ -n "$dir" ] || usage
-	known "$name"
+	known "$name" "$dir"
 	shift 2
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -273,8 +268,7 @@ cmd_export()
 {
 	local name=${1:-} dir=${2:-} prefix p n old
 
-	[ -n "$dir" ] || usage
-	known "$name"
+	known "$name" "$dir"
 	git -C "$dir" rev-parse -q --verify base >/dev/null ||
 		die "$dir has no 'base' tag: make it with series.sh import"
 	[ -z "$(git -C "$dir" status --porcelain --untracked-files=no)" ] ||
@@ -294,10 +288,8 @@ cmd_export()
 
 	# The project's files: what the base plus both series give.
 	for p in $ORDER; do
-		if [ -z "$(patches_of "$p")" ]; then
-			echo "series.sh: series/$p has no patches yet: the project's files are left as they are until it has"
-			return 0
-		fi
+		[ -n "$(patches_of "$p")" ] ||
+			{ echo "series.sh: series/$p has no patches yet: the project's files are left as they are until it has"; return 0; }
 	done
 	result "$(base_tree)" "$work" || die "the series do not apply to the base"
 	while read -r p; do
@@ -323,10 +315,9 @@ cmd_export()
 	echo "series.sh: the project's files are what the base and both series give"
 }
 
-# undone DIR RANGE: the lines that a patch of RANGE removes or rewrites
-# which an earlier patch of RANGE added. A line a patch
-# moves (removes, and adds as it was, in another place) is no removal,
-# and it keeps the patch that added it (blame -C follows it).
+# undone DIR RANGE: the lines a patch of RANGE removes or rewrites which
+# an earlier one added. A moved line (removed, added as it was) is no
+# removal, and keeps the patch that added it (blame -C follows it).
 undone()
 {
 	local dir=$1 range=$2 c i=0 f a n moved line
@@ -339,8 +330,7 @@ undone()
 		[ "$i" -gt 1 ] || continue
 		git -C "$dir" diff -U0 --no-color "$c^" "$c" >"$moved.diff"
 		sed -n 's/^+\([^+]\|$\)/\1/p' "$moved.diff" | sort -u >"$moved"
-		# What this patch removes, for a later patch to tell the
-		# lines it moved (removed, then added as they were)
+		# what it removes, for a later patch to tell the lines it moved
 		sed -n 's/^-\([^-]\|$\)/\1/p' "$moved.diff" | sort -u >"$moved.$i"
 		awk '
 			/^--- a\// { f = substr($0, 7) }
@@ -479,8 +469,7 @@ cmd_nipa()
 	[ $# -gt 0 ] || set -- $ORDER
 	for s in "$@"; do known "$s"; done
 	tree=$(base_tree)
-	# The series side by side (checkpatch.pl and get_maintainer.pl take
-	# a core each), reported in order.
+	# The series side by side (a core each), reported in order.
 	for s in "$@"; do
 		(
 			mapfile -t list < <(patches_of "$s")
@@ -515,8 +504,7 @@ cmd_send()
 	local name=${1:-} out=${2:-} opt=${3:-} me addr them p
 	local -a list
 
-	[ -n "$out" ] || usage
-	known "$name"
+	known "$name" "$out"
 	[ -z "$opt" ] || [ "$opt" = --maintainers ] || usage
 	me=$(git -C "$repo" var GIT_COMMITTER_IDENT 2>/dev/null | sed 's/> .*/>/')
 	addr=$(sed -n 's/.*<\(.*\)>$/\1/p' <<<"$me")
@@ -553,10 +541,7 @@ EXTRA=()
 cmd=${1:-}
 [ $# -eq 0 ] || shift
 case $cmd in
-import) cmd_import "$@" ;;
-export) cmd_export "$@" ;;
+import | export | nipa | send) "cmd_$cmd" "$@" ;;
 check) [ $# -eq 0 ] || usage; cmd_check ;;
-nipa) cmd_nipa "$@" ;;
-send) cmd_send "$@" ;;
 *) usage ;;
 esac
