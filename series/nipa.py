@@ -4,22 +4,17 @@
 
 usage: series/nipa.py TREE PATCHDIR
 
-PATCHDIR holds a series' format-patch files (0000-cover-letter.patch,
-0001-...); TREE is a git work tree of the pristine kernel with those
-patches applied by 'git am', one commit each, HEAD at the last: the tree
-NIPA tests in ('series/series.sh nipa' makes it). Per patch, with the
-tree at that patch, as NIPA's scripts run them: checkpatch,
-deprecated_api, check_selftest, pylint and ruff (not reproduced: a patch
-with Python fails), shellcheck and cc_maintainers; for the series, on
-the last commit: series_format and maintainers (each function below
-says what its check wants).
-Prints "ok - PATCH CHECK: what it found" per check, or "not ok - ..."
-for a warning or failure that the patch does not excuse by name: a line
-"NIPA: CHECK: the reason" in its notes below the '---' (for a series
-check: in the cover letter or the notes of the patch that adds the
-file). Exit 1 when one is not ok. Not reproduced: git history (the tree
-has none, so no git fallback or Fixes: blame in get_maintainer.pl),
-NIPA's mailmap aliasing and staleness database.
+TREE: the pristine kernel with PATCHDIR's format-patch files applied by
+'git am', one commit each, HEAD at the last ('series.sh nipa' makes it).
+Per patch, at its commit, as NIPA runs them: checkpatch, deprecated_api,
+check_selftest, pylint and ruff (not reproduced: a patch with Python
+fails), shellcheck, cc_maintainers; on the series: series_format and
+maintainers. Prints "ok - PATCH CHECK: what it found", or "not ok - ..."
+for a warning or failure no line "NIPA: CHECK: the reason" excuses in
+the patch's notes (a series check's: in the cover letter or the notes of
+the patch adding the file); exit 1 when one is not ok. Not reproduced:
+git history (no git fallback or Fixes: blame), NIPA's mailmap aliasing
+and staleness database.
 """
 
 import collections
@@ -62,6 +57,16 @@ Result = collections.namedtuple('Result', 'check level desc detail',
                                 defaults=[''])
 
 
+def worse(*levels):
+    """The worst of LEVELS."""
+    return max(levels, key=[PASS, WARN, FAIL].index)
+
+
+def read(path):
+    """The text of the file at PATH."""
+    return pathlib.Path(path).read_text(encoding='utf-8')
+
+
 def run_in(tree, *args, ok=None, text=True, env=None):
     """ARGS run in TREE; OK: the exit codes that are no error."""
     proc = subprocess.run(args, cwd=tree, capture_output=True, text=text,
@@ -82,8 +87,8 @@ def changed(tree, rev, filt, suffix):
 # -- checkpatch, deprecated_api -----------------------------------------
 
 def checkpatch(tree):
-    """NIPA's checkpatch.sh on the commit at HEAD: an error fails, a
-    warning or check warns."""
+    """NIPA's checkpatch.sh at HEAD: an error fails, a warning or check
+    warns."""
     if not any(os.path.exists(d) for d in CODESPELL):
         return Result('checkpatch', FAIL, "no codespell dictionary for "
                       "--codespell (apt-get install codespell)")
@@ -102,26 +107,21 @@ def checkpatch(tree):
 
 
 def deprecated_api(tree):
-    """NIPA's deprecated_api.sh on the commit at HEAD: an item on more
-    lines added than removed warns, or fails for DEPRECATED_ERRORS (which
-    warn when added on no more lines than removed)."""
+    """NIPA's deprecated_api.sh at HEAD: an item on more lines added than
+    removed warns, or fails for DEPRECATED_ERRORS (which warn when added
+    on no more lines than removed)."""
     diff = run_in(tree, 'git', 'show', 'HEAD', ok=[0]).stdout.split('\n')
     level, msg = PASS, []
-    for items, bad in ((DEPRECATED_WARNINGS, WARN),
-                       (DEPRECATED_ERRORS, FAIL)):
-        for item in items:
-            new = sum(1 for ln in diff
-                      if re.match(r'^\+.*' + item, ln, re.IGNORECASE))
-            old = sum(1 for ln in diff
-                      if re.match(r'^-.*' + item, ln, re.IGNORECASE))
-            if not new:
-                continue
+    for item, bad in ([(i, WARN) for i in DEPRECATED_WARNINGS] +
+                      [(i, FAIL) for i in DEPRECATED_ERRORS]):
+        new, old = (sum(1 for ln in diff if re.match(f'^[{sign}].*{item}', ln,
+                                                     re.IGNORECASE))
+                    for sign in '+-')
+        if new:
             name = item.replace('\\W', '').replace('\\', '')
             msg.append(f"'{name}' was: {old} now: {new}")
-            if new > old:
-                level = max(level, bad, key=[PASS, WARN, FAIL].index)
-            elif bad == FAIL:
-                level = max(level, WARN, key=[PASS, WARN, FAIL].index)
+            level = worse(level, bad if new > old else
+                          WARN if bad == FAIL else PASS)
     return Result('deprecated_api', level,
                   'Found: ' + '; '.join(msg) if msg else 'None detected')
 
@@ -210,9 +210,8 @@ def check_selftest(tree, text):
     bad, notes = [], []
     for path in new + mod:
         if path.endswith(('/config', '/.gitignore', '/Makefile')):
-            data = pathlib.Path(tree, path).read_text(encoding='utf-8')
             errors = (makefile_errors if path.endswith('/Makefile')
-                      else config_errors)(data)
+                      else config_errors)(read(os.path.join(tree, path)))
             if errors:
                 bad.append('Bad format: ' + path)
                 notes += errors
@@ -240,9 +239,8 @@ CACHE = {}
 
 
 def findings(tree, path):
-    """shellcheck's output on the script at PATH, run in its directory;
-    once per content of that directory's .sh files (shellcheck -x follows
-    what a script sources)."""
+    """shellcheck's output on the script at PATH, in its directory; once
+    per content of its directory's .sh files (-x follows what it sources)."""
     where = os.path.dirname(path)
     listing = run_in(tree, 'git', 'ls-tree', 'HEAD', where + '/',
                      ok=[0]).stdout
@@ -277,10 +275,9 @@ def shellcheck(tree):
     finally:
         run_in(tree, 'git', 'checkout', '-q', '-', ok=[0])
     after = {f: findings(tree, f) for f in now}
-    errors_before, errors_after = (sum(o.count(' (error):') for o in
-                                       r.values()) for r in (before, after))
-    warns_before, warns_after = (sum(o.count(' (warning):') for o in
-                                     r.values()) for r in (before, after))
+    (errors_before, warns_before), (errors_after, warns_after) = (
+        [sum(o.count(f' ({kind}):') for o in r.values())
+         for kind in ('error', 'warning')] for r in (before, after))
     # A new script, or one that was compliant, must stay so entirely
     for script, out in after.items():
         if out and not before.get(script):
@@ -296,8 +293,7 @@ def shellcheck(tree):
 
 def get_maintainer(tree, commit, path, *flags):
     """get_maintainer.pl's output (with FLAGS) for the patch at PATH, with
-    MAINTAINERS as COMMIT has it (NIPA runs it in the tree at that
-    commit), no git history."""
+    MAINTAINERS as COMMIT has it (as NIPA runs it), no git history."""
     with tempfile.NamedTemporaryFile() as file:
         file.write(run_in(tree, 'git', 'show', commit + ':MAINTAINERS',
                           ok=[0], text=False).stdout)
@@ -311,8 +307,7 @@ def cc_maintainers(path, gm_out):
     """Whether the patch at PATH is addressed (To:, Cc:, From:) to the
     maintainers get_maintainer.pl's output GM_OUT names; skipped when it
     has no To: yet."""
-    msg = email.message_from_string(
-        pathlib.Path(path).read_text(encoding='utf-8'))
+    msg = email.message_from_string(read(path))
     if not msg.get_all('to'):
         return Result('cc_maintainers', SKIP, 'not addressed yet (series.sh '
                       'send --maintainers addresses it)')
@@ -336,8 +331,8 @@ def cc_maintainers(path, gm_out):
 
 def subject(path):
     """The subject of the patch at PATH, its whitespace folded."""
-    text = pathlib.Path(path).read_text(encoding='utf-8')
-    return ' '.join(email.message_from_string(text).get('subject', '').split())
+    msg = email.message_from_string(read(path))
+    return ' '.join(msg.get('subject', '').split())
 
 
 def series_format(covers, patches, netdev=True):
@@ -365,8 +360,8 @@ def series_format(covers, patches, netdev=True):
     if not bad:
         return Result('series_format', PASS,
                       f'Posting correctly formatted ({total} patches)')
-    level = FAIL if any(lv == FAIL for lv, _ in bad) else WARN
-    return Result('series_format', level, '; '.join(d for _, d in bad))
+    return Result('series_format', worse(*(lv for lv, _ in bad)),
+                  '; '.join(d for _, d in bad))
 
 
 def section_files(tree, section, enough=500):
@@ -389,7 +384,7 @@ def new_files(patches):
     """{file: the patch that adds it}: the new files of PATCHES that
     need a MAINTAINERS entry."""
     return {path: patch for patch in patches for path, is_new in
-            written(pathlib.Path(patch).read_text(encoding='utf-8'))
+            written(read(patch))
             if is_new and not path.startswith(('Documentation/',
                                                'tools/testing/'))
             and not path.endswith(('/Makefile', '/Kconfig'))}
@@ -410,8 +405,8 @@ def maintainers_coverage(tree, patches):
             s.split('\n')[0] + (f' ~{c}' if c < 500 else ' 500+') + ' files'
             for s, c in zip(sections, counts)))
         if not any(0 < c < 75 for c in counts):
-            level = max(level, FAIL if min(counts, default=999999) >= 500
-                        else WARN, key=[PASS, WARN, FAIL].index)
+            level = worse(level, FAIL if min(counts, default=999999) >= 500
+                          else WARN)
             uncovered.append(path)
     where = sorted({new[f] for f in uncovered})
     if not new:
@@ -427,7 +422,7 @@ def maintainers_coverage(tree, patches):
 def notes_text(path):
     """A patch's notes (below the '---' up to the diff), or a cover
     letter's text."""
-    text = pathlib.Path(path).read_text(encoding='utf-8')
+    text = read(path)
     if os.path.basename(path).startswith('0000-'):
         return text.partition('\n\n')[2]
     return text.partition('\n---\n')[2].partition('\ndiff --git ')[0]
@@ -462,9 +457,8 @@ def check_patch(tree, path, commit, gm_out):
     title = run_in(tree, 'git', 'log', '-1', '--format=%s', ok=[0])
     if title.stdout.strip() not in subject(path):
         sys.exit(f'nipa.py: {commit} is not {path}')
-    text = pathlib.Path(path).read_text(encoding='utf-8')
     results = (checkpatch(tree), deprecated_api(tree),
-               check_selftest(tree, text), python(tree),
+               check_selftest(tree, read(path)), python(tree),
                shellcheck(tree), cc_maintainers(path, gm_out))
     oks = [report(name, res, [path]) for res in results]
     return all(oks)
