@@ -21,6 +21,7 @@ import collections
 import email
 import email.utils
 import fnmatch
+import functools
 import glob
 import itertools
 import os
@@ -65,6 +66,22 @@ def worse(*levels):
 def read(path):
     """The text of the file at PATH."""
     return pathlib.Path(path).read_text(encoding='utf-8')
+
+
+def arguments(doc):
+    """(TREE, PATCHDIR, its patch files) from the command line, else DOC's
+    usage."""
+    if len(sys.argv) != 3:
+        sys.exit(doc.split('\n\n')[1])
+    tree, pdir = (os.path.abspath(a) for a in sys.argv[1:])
+    return tree, pdir, sorted(glob.glob(os.path.join(
+        pdir, '[0-9][0-9][0-9][0-9]-*.patch')))
+
+
+def per_patch(func, *args):
+    """FUNC on ARGS' items side by side (get_maintainer.pl takes a core)."""
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        return list(pool.map(func, *args))
 
 
 def run_in(tree, *args, ok=None, text=True, env=None):
@@ -467,10 +484,7 @@ def check_patch(tree, path, commit, gm_out):
 def main():
     """Check the series in PATCHDIR, applied in TREE; exit 1 when a check
     is not ok."""
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.split('\n\n')[1])
-    tree, pdir = (os.path.abspath(a) for a in sys.argv[1:])
-    files = sorted(glob.glob(os.path.join(pdir, '[0-9][0-9][0-9][0-9]-*.patch')))
+    tree, pdir, files = arguments(__doc__)
     covers = files[:1] if files and '/0000-' in files[0] else []
     patches = files[len(covers):]
     commits = run_in(tree, 'git', 'rev-list', '--reverse',
@@ -481,9 +495,8 @@ def main():
         covers, patches, os.path.basename(pdir) == 'net-next'), covers)
     res, where = maintainers_coverage(tree, patches)
     good &= report('series', res, where + covers)
-    with ThreadPoolExecutor(os.cpu_count()) as pool:
-        gm_outs = list(pool.map(lambda pc: get_maintainer(tree, pc[1], pc[0]),
-                                zip(patches, commits)))
+    gm_outs = per_patch(functools.partial(get_maintainer, tree), commits,
+                        patches)
     try:
         for path, commit, gm_out in zip(patches, commits, gm_outs):
             good &= check_patch(tree, path, commit, gm_out)

@@ -4,26 +4,20 @@
 
 usage: series/recipients.py GITDIR OUTDIR
 
-GITDIR is a repository series.sh import made (tag 'base', then one commit
-per patch), OUTDIR the patch files.
-Each patch gets To: and Cc: headers from scripts/get_maintainer.pl run on
-it against MAINTAINERS as that patch leaves it (nipa.py's get_maintainer,
-as NIPA's cc_maintainers runs it): maintainers and supporters in To:,
-reviewers and lists in Cc:, and netdev, whose patchwork has to see every
-patch of a net-next series; not a section that a MAINTAINERS keyword
-names for code that is not its own (NOT_OURS: the patch's notes say so).
-The cover letter goes to all of them.
-git send-email sends each file to the addresses in its headers.
+GITDIR: a repository series.sh import made (tag 'base', a commit per
+patch); OUTDIR: the patch files. Each patch gets To: (maintainers and
+supporters) and Cc: (reviewers, lists, and netdev, whose patchwork has to
+see every patch of a net-next series) from get_maintainer.pl as NIPA's
+cc_maintainers runs it, with MAINTAINERS as that patch leaves it; not a
+section a MAINTAINERS keyword names for code not its own (NOT_OURS: the
+patch's notes say so). The cover letter goes to all of them.
 """
 
 import functools
-import glob
-import os
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
-from nipa import get_maintainer, run_in
+from nipa import arguments, get_maintainer, per_patch, run_in
 
 NETDEV = 'netdev@vger.kernel.org'
 FOLD = ',\n    '
@@ -71,19 +65,14 @@ def address(path, to_, cc_):
 
 def main():
     """The command line."""
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.split('\n\n')[1])
-    gitdir, out = (os.path.abspath(a) for a in sys.argv[1:])
-    files = sorted(glob.glob(os.path.join(out, '[0-9][0-9][0-9][0-9]-*.patch')))
+    gitdir, _, files = arguments(__doc__)
     cover, files = files[0], files[1:]
     commits = run_in(gitdir, 'git', 'rev-list', '--reverse', 'base..HEAD',
                      ok=[0]).stdout.split()
     if len(commits) != len(files):
         sys.exit(f'recipients.py: {len(commits)} commits, '
                  f'{len(files)} patches')
-    with ThreadPoolExecutor(os.cpu_count()) as pool:
-        found = list(pool.map(functools.partial(recipients, gitdir),
-                              commits, files))
+    found = per_patch(functools.partial(recipients, gitdir), commits, files)
     for path, who in zip(files, found):
         address(path, *split(who))
     address(cover, *split([w for who in found for w in who]))
