@@ -1,23 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The series as committed patch files (series/series.sh), no kernel built.
-# On a small synthetic series made here from the pinned base's files, in
-# a copy of the project's series tooling: import and export round-trip
-# byte for byte (notes included); check passes, and fails naming the
-# file when a project file drifts, and naming both patches when a later
-# patch undoes an earlier one's line; send refuses an identity in a
-# reserved domain, saying how to set one, and stamps the sender's. On the
-# real series: base + virtio + net-next == the project's files; each
-# patch's userspace parts build without warnings and pass; NIPA's checks
-# (series/nipa.py) pass per patch but for exceptions named in the notes;
-# send --maintainers addresses every patch.
+# The series tooling (series/), no kernel built. A synthetic series from
+# the pinned base, in a copy of the tooling: import/export round-trip
+# byte for byte; check passes, and fails naming what drifted or undoes an
+# earlier patch's line; send refuses a reserved identity and stamps the
+# sender's. The real series: check passes; each patch's userspace parts
+# build and pass; NIPA's checks pass but for excused ones; send
+# --maintainers addresses every patch.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
 work=$(mktemp -d)
-# The farm of hard links is made beside the source, in the cache: /tmp
-# can be another file system (a tmpfs)
+# The farm of hard links beside the source, in the cache (/tmp may be a tmpfs)
 mkdir -p "$VMTEST_CACHE"
 farm=$(mktemp -d "$VMTEST_CACHE/series-farm.XXXXXX")
 trap 'rm -rf "$work" "$farm"' EXIT
@@ -128,17 +123,6 @@ expect_grep "check: both series in order" "$work/check.log" \
 expect_grep "check prints net-next's diffstat" "$work/check.log" \
 	'^#  +2 files changed, 4 insertions'
 
-# A project file that drifted from the patches.
-echo drift >>"$proj/tools/testing/selftests/net/bench/synthetic.txt"
-expect_rc "check fails on a drifted project file" 1 "$work/drift.log" "$ss" check
-expect_grep "and shows the file's difference" "$work/drift.log" \
-	'^# \+\+\+ tools/testing/selftests/net/bench/synthetic.txt \(project\)'
-git -C "$proj" checkout -q -- .
-printf 'F:\tdrifted/\n' >>"$proj/MAINTAINERS"
-expect_rc "check fails on a MAINTAINERS entry no patch adds" 1 "$work/drift.log" "$ss" check
-expect_grep "and names the entry line" "$work/drift.log" '^# \+F:	drifted/'
-git -C "$proj" checkout -q -- .
-
 # export_change DIR SUBJECT: DIR's change committed and exported.
 export_change()
 {
@@ -146,14 +130,21 @@ export_change()
 		"$ss" export net-next "$1" >/dev/null
 }
 
-# refused WHAT LOG NAMING REGEX: check fails on the exported change and
-# names what; the project's files are restored.
+# refused WHAT LOG NAMING REGEX: check fails and names what; the
+# project's files are restored.
 refused()
 {
 	expect_rc "check fails $1" 1 "$work/$2" "$ss" check
 	expect_grep "and names $3" "$work/$2" "$4"
 	git -C "$proj" checkout -q -- . && git -C "$proj" clean -qfd
 }
+
+# A project file that drifted from the patches.
+echo drift >>"$proj/tools/testing/selftests/net/bench/synthetic.txt"
+refused "on a drifted project file" drift.log "the file's difference" \
+	'^# \+\+\+ tools/testing/selftests/net/bench/synthetic.txt \(project\)'
+printf 'F:\tdrifted/\n' >>"$proj/MAINTAINERS"
+refused "on a MAINTAINERS entry no patch adds" drift.log "the entry line" '^# \+F:	drifted/'
 
 # A later patch undoing an earlier one's line.
 "$ss" import net-next "$work/u" >/dev/null
@@ -264,9 +255,8 @@ PY
 )
 check "nipa.py's rules: two values on a line, unsorted items are bad formats, netdev's is good; maintainers not in To:/Cc: fail; config keys in order with '_' ignored" \
 	test "$rules" = "True [] True fail ['CONFIGNETCORE before CONFIGNETDEVICES'] []"
-# deprecated_api as NIPA counts it: more module_param lines fail, the
-# same number warns. pylint and ruff are not reproduced: a patch with
-# Python fails.
+# deprecated_api as NIPA counts it; pylint and ruff are not reproduced: a
+# patch with Python fails.
 dep=$work/dep
 git init -q "$dep" && git -C "$dep" config user.name t && git -C "$dep" config user.email t@t
 printf 'module_param(a, int, 0);\n' >"$dep/m.c" && git -C "$dep" add -A && git -C "$dep" commit -qm a
