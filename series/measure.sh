@@ -1,15 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The cover letter's figures: upstream's bench_page_pool.ko (the base
-# tree's own) and the series', both built against one kernel and loaded
-# in one deterministic boot (vmtest.sh -D: instructions per element that
-# repeat from boot to boot), upstream's by insmod (ab/ktap.py reads the
-# Type: lines of its kernel log), the series' by its
-# test_bench_page_pool.sh; then ab/verdict.py's table of upstream against
-# the series. One boot a side gives no spread, so its verdicts are "same"
-# or "unknown": read the figures. The modules, the script and the KTAP
-# are in VMTEST_CACHE/measure, which the guest can write (it replaces
-# /tmp with its own).
+# The cover letter's figures: upstream's bench_page_pool.ko (by insmod)
+# and the series' (by its test_bench_page_pool.sh), built against one
+# kernel, in one deterministic boot (vmtest.sh -D), as ab/verdict.py's
+# table. One boot a side gives no spread: its verdicts are "same" or
+# "unknown", read the figures. The files are in VMTEST_CACHE/measure,
+# which the guest can write (it replaces /tmp).
 #
 # usage: series/measure.sh [--kdir DIR] [--tree DIR] [--loops N]
 #   --kdir DIR  the built kernel to boot (default: the runner's build of
