@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Every step of the series builds its kernel module: the committed patch
-# files (series/virtio/, then series/net-next/) are applied one at a time (patch -p1) to hard links of the pristine 7.x
-# files they touch, and after each patch that touches a module's
-# directory (a Makefile with obj-m), that module is built at W=1 against a
-# built 7.x kernel, which must give no warning; the kernel's build
-# directory is only read. The kernel: SERIES_KDIR, else the runner's
-# build of the current target (which a cold cache builds first).
+# files (series/virtio/, then series/net-next/) applied one at a time
+# (patch -p1) to hard links of the pristine 7.x files they touch; after
+# each that touches a module's directory (a Makefile with obj-m), that
+# module built at W=1 against a built 7.x kernel, with no warning; the
+# kernel's build directory only read. The kernel: SERIES_KDIR, else the
+# runner's build of the current target (which a cold cache builds first).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -24,9 +24,7 @@ if [ -z "$ksrc" ] || [ ! -f "$kdir/Module.symvers" ]; then
 fi
 
 # The committed patch files: virtio's, then net-next's.
-mapfile -t patches < <(for s in virtio net-next; do
-	find "$REPO/series/$s" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
-done)
+mapfile -t patches < <(python3 "$REPO/vmtest/lib/series_files.py" --series "$REPO" --patches)
 
 # The tree: hard links of the pristine files the series touches (the
 # patches write new files, so the source is not written through them).
