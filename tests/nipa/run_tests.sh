@@ -1,13 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# NIPA's own way, end to end (on request: it builds a kernel in a tree).
-# netdev's CI builds the kernel in the source tree, then the selftests
-# on the host from that tree with no KDIR and no O=, then runs 'make
-# run_tests' one target at a time in a VM. Here: a hard-link copy of the
-# runner's tree with the series applied (an in-tree .config would make
-# the runner's later O= builds of its own tree fail), the runner's
-# kernel config built in it, the selftests built on the host, the tree's
-# kernel booted and 'make run_tests' run in it for each target.
+# NIPA's own way, end to end (on request: it builds a kernel in a tree):
+# the kernel built in the source tree, the selftests on the host from it
+# with no KDIR and no O=, 'make run_tests' per target in a VM. The tree:
+# a hard-link copy of the runner's with the series applied (an in-tree
+# .config would break the runner's O= builds of its own), its config.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -17,8 +14,7 @@ TARGETS='net/bench ptr_ring'
 nipa=$VMTEST_CACHE/nipa-tree
 
 # in_tree FARM KDIR: $nipa is FARM with a kernel built in it from KDIR's
-# config. Kept between runs: the series' directories are copied again
-# and make rebuilds what changed.
+# config; kept between runs, the series' directories copied again.
 in_tree()
 {
 	local farm=$1 kdir=$2 d
