@@ -180,9 +180,8 @@ def makefile_blocks(text):
 
 
 def makefile_errors(text):
-    """validate_makefile_format.py's rules: one item per tab-indented
-    line, sorted (fewer '/' first), a closing '# ... VAR' comment line,
-    one block per variable."""
+    """validate_makefile_format.py's rules: one item per tab-indented line,
+    sorted (fewer '/' first), a closing '# ... VAR' line, one block each."""
     errors = []
     for var, block in makefile_blocks(text).items():
         nums, lines = zip(*block)
@@ -398,8 +397,7 @@ def section_files(tree, section, enough=500):
 
 
 def new_files(patches):
-    """{file: the patch that adds it}: the new files of PATCHES that
-    need a MAINTAINERS entry."""
+    """{file: the patch adding it}: PATCHES' new files that need an entry."""
     return {path: patch for patch in patches for path, is_new in
             written(read(patch))
             if is_new and not path.startswith(('Documentation/',
@@ -437,8 +435,7 @@ def maintainers_coverage(tree, patches):
 # -- report -------------------------------------------------------------
 
 def notes_text(path):
-    """A patch's notes (below the '---' up to the diff), or a cover
-    letter's text."""
+    """A patch's notes (below the '---' up to the diff), or a cover's text."""
     text = read(path)
     if os.path.basename(path).startswith('0000-'):
         return text.partition('\n\n')[2]
@@ -448,11 +445,9 @@ def notes_text(path):
 def report(name, res, paths):
     """Print RES's line for NAME; whether it is ok (or excused by name in
     the notes of one of PATHS)."""
-    if res.level == PASS:
-        print(f'ok - {name} {res.check}: {res.desc}')
-        return True
-    if res.level == SKIP:
-        print(f'ok - {name} {res.check} # SKIP {res.desc}')
+    if res.level in (PASS, SKIP):
+        print(f'ok - {name} {res.check}' +
+              (f' # SKIP {res.desc}' if res.level == SKIP else f': {res.desc}'))
         return True
     reason = next((r for p in paths for check, r in
                    NOTE.findall(notes_text(p)) if check == res.check), None)
@@ -467,8 +462,8 @@ def report(name, res, paths):
 
 
 def check_patch(tree, path, commit, gm_out):
-    """Report the checks of the patch at PATH with the tree at COMMIT, its
-    commit; whether all are ok."""
+    """Report the checks of the patch at PATH at its COMMIT; whether all
+    are ok."""
     run_in(tree, 'git', 'checkout', '-q', commit, ok=[0])
     name = os.path.basename(path)[:4]
     title = run_in(tree, 'git', 'log', '-1', '--format=%s', ok=[0])
