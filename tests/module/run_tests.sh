@@ -1,12 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# bench_page_pool.ko builds at W=1 without a warning against Debian's
-# 6.12 headers (the KDIR=/lib/modules/... path; with the runner-only
-# patches module_patches names: 6.12 has no faux device) and against the kernel
-# tree the runner builds; the selftests build it as NIPA does (O=, no KDIR),
-# and an unbuilt tree builds the selftests without it; the distro
-# profile's .config has every option its fragment names. (That every
-# runner-only patch applies is tests/runner's.)
+# bench_page_pool.ko builds at W=1 without a warning against Debian's 6.12
+# headers (KDIR=/lib/modules/..., with module_patches' runner-only
+# patches: 6.12 has no faux device) and the runner's kernel tree; the
+# selftests build it as NIPA does (O=, no KDIR), an unbuilt tree builds
+# them without it; the distro profile's .config has its fragment's options.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -57,6 +55,12 @@ farm()
 		cp -r "$src/.." "$bench"
 }
 
+# sel_make TMP [MAKE-ARGS...]: make TARGETS=net/bench in TMP/tree's selftests
+sel_make()
+{
+	make -C "$1/tree/tools/testing/selftests" TARGETS=net/bench "${@:2}"
+}
+
 # NIPA's case: a kernel built with O=, then the selftests of that tree with
 # the same O= and no KDIR: the module is built for that kernel. And an
 # unbuilt tree: the selftest build succeeds, warns, and leaves it out.
@@ -65,7 +69,6 @@ nipa_build()
 	local ksrc=$1 kdir=$2 tmp ko log rel
 
 	tmp=$(mktemp -d)
-	log=$OUT/module-nipa.log
 	# O=$tmp/obj: KDIR's entries as links, KDIR itself never written
 	if ! farm "$ksrc" "$tmp/tree" || ! link_tree "$kdir" "$tmp/obj"; then
 		not_ok "NIPA-style trees prepared"
@@ -74,40 +77,30 @@ nipa_build()
 	fi
 	ko=$tmp/tree/tools/testing/selftests/net/bench/page_pool/bench_page_pool.ko
 	rel=$(cat "$kdir/include/config/kernel.release")
-	if make -C "$tmp/tree/tools/testing/selftests" TARGETS=net/bench \
-		O="$tmp/obj" >"$log" 2>&1 && [ -f "$ko" ] &&
-	   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$rel" ]; then
-		ok "make TARGETS=net/bench O=BUILD, no KDIR: module for $rel"
-	else
-		not_ok "make TARGETS=net/bench O=BUILD, no KDIR: module for $rel" \
-			"see $log" "$(tail -n 5 "$log")"
-	fi
+	expect_rc "make TARGETS=net/bench O=BUILD, no KDIR: exit 0" 0 \
+		"$OUT/module-nipa.log" sel_make "$tmp" O="$tmp/obj"
+	check "... a module for $rel" \
+		test "$(modinfo -F vermagic "$ko" 2>&1 | cut -d' ' -f1)" = "$rel"
 	# run_tests from O=: the script runs from BUILD/kselftest with its
 	# helper beside it (TEST_INCLUDES); a module for another kernel than
 	# this machine's is a skip, never loaded
 	log=$OUT/module-nipa-run.log
 	if [ "$(uname -r)" = "$rel" ]; then
 		not_ok "make O=BUILD run_tests: the host runs another kernel than $rel"
-	elif make -C "$tmp/tree/tools/testing/selftests" TARGETS=net/bench \
-		O="$tmp/obj" run_tests >"$log" 2>&1 &&
-	   grep -q '^# 1\.\.0 # SKIP bench_page_pool\.ko is built for ' "$log" &&
-	   ! grep -qiE 'No such file|command not found' "$log"; then
-		ok "make TARGETS=net/bench O=BUILD run_tests: KTAP with its helper ($(grep -m1 -o 'SKIP bench.*' "$log"))"
-	else
-		not_ok "make TARGETS=net/bench O=BUILD run_tests: KTAP with its helper" \
-			"see $log" "$(tail -n 5 "$log")"
+	elif expect_rc "make TARGETS=net/bench O=BUILD run_tests: KTAP with its helper" 0 \
+		"$log" sel_make "$tmp" O="$tmp/obj" run_tests; then
+		expect_grep "... a SKIP: the module is for another kernel" "$log" \
+			'^# 1\.\.0 # SKIP bench_page_pool\.ko is built for '
+		expect_no_grep "... run with its helper" "$log" 'No such file|command not found'
 	fi
 	rm -rf "$tmp/tree/tools/testing/selftests/net/bench"
 	cp -r "$src/.." "$tmp/tree/tools/testing/selftests/net/bench"
 	log=$OUT/module-unbuilt.log
-	if make -C "$tmp/tree/tools/testing/selftests" TARGETS=net/bench \
-		>"$log" 2>&1 && [ ! -e "$ko" ] &&
-	   grep -q 'Warning: missing .*Module.symvers.*bench_page_pool test will be skipped' "$log"; then
-		ok "make TARGETS=net/bench in an unbuilt tree: exit 0, a warning, no module"
-	else
-		not_ok "make TARGETS=net/bench in an unbuilt tree: exit 0, a warning, no module" \
-			"see $log" "$(tail -n 5 "$log")"
-	fi
+	expect_rc "make TARGETS=net/bench in an unbuilt tree: exit 0" 0 "$log" \
+		sel_make "$tmp"
+	expect_grep "... warns that the module is skipped" "$log" \
+		'Warning: missing .*Module.symvers.*bench_page_pool test will be skipped'
+	check "... and builds none" test ! -e "$ko"
 	rm -rf "$tmp"
 }
 
@@ -140,10 +133,9 @@ build_32bit()
 	rm -rf "$tmp"
 }
 
-# profile_config TREE: the distro profile's .config made as the runner
-# makes it (its make_config), built no further: every
-# option distro.config names is there (the runner refuses a kernel
-# otherwise); what still differs from Debian's config is in its header.
+# profile_config TREE: the distro profile's .config as the runner's
+# make_config makes it has every option distro.config names (the runner
+# refuses a kernel otherwise); what differs from Debian's is in its header.
 profile_config()
 {
 	local tree=$1 cfg missing f
@@ -160,12 +152,8 @@ profile_config()
 	fi
 	missing=$(grep '^CONFIG_' "$f/distro.config" | while read -r l; do
 		grep -qx "$l" "$cfg/.config" || echo "$l"; done)
-	if [ -z "$missing" ]; then
-		ok "the distro profile's .config has every option distro.config names ($(grep -c '^CONFIG_' "$f/distro.config"))"
-	else
-		not_ok "the distro profile's .config has every option distro.config names" \
-			"missing: $missing"
-	fi
+	check "the distro profile's .config has every option distro.config names ($(grep -c '^CONFIG_' "$f/distro.config"))" \
+		test -z "$missing"
 	echo "# differs from Debian's on purpose: $(grep -h '^CONFIG_PAGE_POOL_STATS=' "$cfg/.config")"
 	rm -rf "$cfg"
 }
