@@ -1,19 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run inside a guest by tests/figures/run_tests.sh (vmtest.sh -- this
-# script). Each STEP runs the benchmark driver REPS times and leaves
-# each run's KTAP in a file of its own, WORK/STEP-N.tap (N counts on over
-# the STEP's occurrences and boots), so that ab/verdict.py takes each run
-# as one sample, and WORK/STEP.rc, 0 while every run of STEP passed:
-#
-#   a, b   the driver and module the runner installed in the job, built
-#          for the booted kernel with its runner-only patches (a module
-#          left in the tree may be stale): A/A runs, alternated so that
-#          drift falls on both, or one boot's and another's
+# script). Each STEP runs the driver REPS times, each run's KTAP a sample
+# of its own in WORK/STEP-N.tap (N counts on over the STEP's occurrences
+# and boots); WORK/STEP.rc is 0 while every run of STEP passed.
+#   a, b   the job's installed driver and module (built for the booted
+#          kernel, not a stale one of the tree): A/A runs, alternated so
+#          that drift falls on both, or one boot's and another's
 #   slow   the slowed copy in WORK/slow (REPS_SLOW runs)
-#
-# usage: guest.sh WORK STEP...
-# The environment gives the module's run_flags (FLAGS) and loops (LOOPS).
+# usage: guest.sh WORK STEP...; FLAGS and LOOPS: the module's run_flags
+# and loops.
 
 work=$1
 shift

@@ -1,16 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Figures people can trust: in QEMU guests, ab/verdict.py finds no test
-# of an A/A pair slower or faster (deterministic: each test the same
-# across two boots; under emulation, nine alternated runs a side), a build
-# slowed on the fast path reads slower there and fails --fail-on-slower,
-# and the path checks hold (the module's lines in the driver's KTAP, each
-# run one file, one sample). Once emulated (TCG timing noise, the runner's
-# built kernel, whose page_pool statistics prove each test's path) and
-# once deterministic (-icount shift=0, Debian's kernel without the
-# statistics, A/A across two boots, whose fast paths' mean instruction
-# counts must repeat within one instruction per element; the other tests'
-# are reported).
+# Figures people can trust: in QEMU guests ab/verdict.py finds no test of
+# an A/A pair slower or faster, a build slowed on the fast path reads
+# slower and fails --fail-on-slower, and the path checks hold. Emulated
+# (TCG noise, nine alternated runs a side, the runner's kernel, whose
+# page_pool statistics prove each path) and deterministic (-icount
+# shift=0, Debian's kernel without the statistics, A/A across two boots:
+# the fast paths' mean counts repeat within an instruction per element).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -108,14 +104,11 @@ judge()
 			"not so for:$bad" "$(grep -h 'Path' "${a[@]}" | sort -u)"
 	fi
 	if [ "$path" = ok ]; then
-		expect_grep "$mode: the fast path proved from page_pool stats" \
-			"${a[0]}" \
+		expect_grep "$mode: the fast path proved from page_pool stats" "${a[0]}" \
 			'^# Path:no-softirq-page_pool01 expect:cached returned:([0-9]+) cached:\1 ring:0 '
-		expect_grep "$mode: the ptr_ring path proved from page_pool stats" \
-			"${a[0]}" \
+		expect_grep "$mode: the ptr_ring path proved from page_pool stats" "${a[0]}" \
 			'^# Path:bh_page_pool02_ptr_ring expect:ring returned:([0-9]+) cached:0 ring:\1 '
-		expect_grep "$mode: the slow path proved from page_pool stats" \
-			"${a[0]}" \
+		expect_grep "$mode: the slow path proved from page_pool stats" "${a[0]}" \
 			'^# Path:no-softirq-page_pool03 expect:released returned:([0-9]+) .* released:\1$'
 	else
 		expect_grep "$mode: the module says the paths were not checked" \
