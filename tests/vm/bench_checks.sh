@@ -1,19 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run inside a guest by tests/vm/run_tests.sh (vmtest.sh -- this script),
-# on the driver and module the runner installed in the job, built for the
-# booted kernel with its runner-only patches (a module left in the tree
-# may be stale). Checks what the benchmark promises beyond a plain run:
-# bad parameters are refused with their message, non-root skips, a
-# flooded kernel log gives the results or a failure (never an empty pass;
-# 5 runs), printk_devkmsg off still gives them, an already loaded module
-# is no matter, taskset does not change the cases, a killed load stops at
-# once, the module's KTAP feeds the tooling's statistics, and the module
-# loads and unloads LOADS times (with DMA_API_DEBUG: no error and no
-# mapping of the module's device left).
-#
-# usage: bench_checks.sh REPO [LOADS [dma-debug]]    (LOADS default 3;
-#        dma-debug: the kernel must have DMA_API_DEBUG)
+# on the job's installed driver and module (built for the booted kernel;
+# one left in the tree may be stale): bad parameters are refused with their
+# message, non-root skips, a flooded log gives the results or a failure
+# (never an empty pass), printk_devkmsg off still gives them, a loaded
+# module is no matter, taskset does not change the cases, a killed load
+# stops at once, ab/verdict.py reads the KTAP, and the module loads and
+# unloads LOADS times (dma-debug: with DMA_API_DEBUG, no error or mapping
+# left).
+# usage: bench_checks.sh REPO [LOADS [dma-debug]]    (LOADS default 3)
 
 repo=$1
 loads=${2:-3}
@@ -59,7 +55,7 @@ for param in loops=0 loops=999 loops=429496730; do
 	fi
 done
 
-# Not root: SKIP, exit 4. From a copy nobody can read (the tree may sit
+# Not root: SKIP, exit 4, from a copy anyone can read (the tree may sit
 # below root's home).
 base=$(mktemp -d)
 copy=$base/net/bench
@@ -199,8 +195,7 @@ fi
 # DMA_API_DEBUG (the debug kernel): no error, and no mapping of the
 # module's device left after the loads (the *_dma tests map every page).
 dma=/sys/kernel/debug/dma-api
-[ -d "$dma" ] ||
-	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+[ -d "$dma" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ -f "$dma/error_count" ]; then
 	left=$(grep -c bench_page_pool "$dma/dump")
 	# the most mappings tracked at once: the tests' pages were seen
