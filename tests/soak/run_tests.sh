@@ -1,18 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The soak tier (tests/run.sh --tier all): a debug kernel (KASAN,
-# KMEMLEAK, PROVE_LOCKING, DEBUG_OBJECTS, DMA_API_DEBUG) built from a --ksrc git tree
-# that the run leaves unchanged; the benchmark's checks with DEBUG_LOADS
-# (default 100) loads and unloads in it, without a report; a module that
-# leaks memory fails the run on kmemleak's report.
+# The soak tier (tests/run.sh --tier all): in a debug kernel (KASAN,
+# KMEMLEAK, PROVE_LOCKING, DEBUG_OBJECTS, DMA_API_DEBUG) built from a
+# --ksrc git tree the run leaves unchanged, the benchmark's checks with
+# DEBUG_LOADS (default 100) loads pass without a report; a leaking module
+# fails the run on kmemleak's report.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
-# --ksrc and --debug: a git tree we prepare (the newest kernel source
-# the runner fetched, as a user's clone would be), built as the debug
-# kernel (one build serves both: a kernel build is the dearest step of a
-# cold run), unchanged after the run.
+# --ksrc: a git tree of the runner's newest source, as a user's clone,
+# built once as the debug kernel (a cold run's dearest step) for both runs.
 src=$(pinned_source)
 ksrc=$VMTEST_CACHE/test-ksrc/$(basename "$src")
 if [ ! -d "$src" ]; then
@@ -37,9 +35,8 @@ snapshot()
 }
 before=$(snapshot)
 
-# The benchmark's own promises, DEBUG_LOADS loads and unloads long, in
-# the debug kernel (the runner fails on any report and scans kmemleak
-# after the job).
+# The benchmark's promises, DEBUG_LOADS loads long (the runner fails on
+# any report and scans kmemleak after the job).
 in_guest "debug kernel" "$OUT/vm-checks-debug.log" \
 	-t current --ksrc "$ksrc" --debug -T 3000 -- \
 	bash "$TESTS_DIR/vm/bench_checks.sh" "$REPO" "${DEBUG_LOADS:-100}" dma-debug
