@@ -12,9 +12,8 @@
 # shellcheck source-path=SCRIPTDIR source=../../ab/boots.sh
 . "$REPO/ab/boots.sh"
 
-# check_ktap TARGET HOW JOBS: the job of TARGET that vmtest.sh's
-# --job-file JOBS names passed, and its KTAP file (HOW: install or tree)
-# has every subtest passing and both test directories' results.
+# check_ktap TARGET HOW JOBS: TARGET's job in --job-file JOBS passed, its
+# KTAP (HOW: install or tree) with every subtest and both directories'.
 check_ktap()
 {
 	local target=$1 job log t
@@ -92,12 +91,10 @@ expect_grep "preparing again finds the kernel up to date" "$OUT/vm-again.log" \
 	'kernel .* is up to date'
 
 # 3. Beside NIPA's way below, two guests that need no host time of their
-# own: -D runs its one vCPU on one host thread, whatever the load, and a
-# hanging guest waits for its timeout. Each starts once the one before
-# it has built its selftests in the runner's tree (ab's way).
-# -D: the harness's output costs ptr_ring_test's timed repetitions
-# under an instruction an item, so its single mode's repetitions agree
-# within two (with kselftest's own prefix.pl: 84 to 178 in one boot).
+# own (-D's one vCPU on one host thread; a hang's wait), each started once
+# the one before built its selftests (ab's way). -D: the harness's output
+# costs ptr_ring_test's timed repetitions under an instruction an item, so
+# its single mode's agree within two (with kselftest's prefix.pl: 84-178).
 rm -f "$OUT/vm-det.job" "$OUT/vm-hang.job"
 beside expect_rc "-D: the selftests pass" 0 "$OUT/vm-det.log" "$VMTEST" \
 	-t current -D --job-file "$OUT/vm-det.job"
