@@ -32,11 +32,10 @@ build_at_w1()
 		{ not_ok "$name: ${3##*/} applies" "see $log"; rm -rf "$dir"; return; }
 	dir=$dir/page_pool
 	if ! make -C "$dir" KDIR="$kdir" W=1 >"$log" 2>&1; then
-		not_ok "W=1 build against $name" "see $log"
-		tail -n 20 "$log" | sed 's/^/#   /'
+		not_ok "W=1 build against $name" "see $log" "$(tail -n 20 "$log")"
 	elif grep -qiE 'warning:|error:' "$log"; then
-		not_ok "W=1 build against $name has no warning" "see $log"
-		grep -iE 'warning:|error:' "$log" | head -n 10 | sed 's/^/#   /'
+		not_ok "W=1 build against $name has no warning" "see $log" \
+			"$(grep -iE 'warning:|error:' "$log" | head -n 10)"
 	elif [ ! -f "$dir/bench_page_pool.ko" ]; then
 		not_ok "W=1 build against $name" "no bench_page_pool.ko"
 	else
