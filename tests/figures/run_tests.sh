@@ -23,10 +23,9 @@ PP_TESTS=(no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 	bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
 	bh_page_pool05_napi_remote)
 
-# slowed_copy TARGET WORK: WORK/slow gets the series' net/bench with 1024
-# extra loop iterations per fast-path element (ten times the path's cost:
-# with 256, +133 % in ns, one loaded run's noisy baseline hid the
-# regression from the driver's gate), built for TARGET's kernel.
+# slowed_copy TARGET WORK: WORK/slow gets the series' net/bench, built for
+# TARGET's kernel, with 1024 more loops a fast-path element (ten times the
+# path's cost: 256's +133 % hid in a loaded run's noise from the gate).
 slowed_copy()
 {
 	local target=$1 work=$2 tree kdir sel=$2/slow/tools/testing/selftests
@@ -62,10 +61,9 @@ verdicts()
 	     /^test / { f = 1 }' "$1"
 }
 
-# judge MODE WORK PATH_CHECK SAME: the checks on the runs the guest left,
-# WORK/{a,b,slow}-N.tap, each a sample. PATH_CHECK: ok (the module proves
-# each page_pool test's path in every run of a) or "not checked"; SAME:
-# the verdicts (an ERE) the A/A pair may have on every test.
+# judge MODE WORK PATH_CHECK SAME: checks of the guest's runs, each a
+# sample, WORK/{a,b,slow}-N.tap. PATH_CHECK: ok (each page_pool test's path
+# proved in every run of a) or "not checked"; SAME: the A/A verdicts (ERE).
 judge()
 {
 	local mode=$1 work=$2 path=$3 same=$4 step t n bad
@@ -115,10 +113,9 @@ judge()
 			"${a[0]}" '^# Paths not checked: no CONFIG_PAGE_POOL_STATS'
 	fi
 
-	# A/A: no test slower or faster. Under emulation runs drift apart
-	# (TCG on a shared host), so there the sides' runs alternate, each
-	# run one sample; alpha 0.01 so that the test fails by chance once
-	# in a hundred runs, not once in twenty.
+	# A/A: no test slower or faster. Emulated runs drift (TCG on a shared
+	# host), so the sides alternate; alpha 0.01: a chance failure once in
+	# a hundred runs, not twenty.
 	expect_rc "$mode: A/A: --fail-on-slower exits 0" 0 "$work/aa.txt" \
 		"$VERDICT" --alpha 0.01 "${det[@]}" --fail-on-slower \
 		--base "${a[@]}" --change "${b[@]}"
@@ -169,9 +166,9 @@ figures()
 	# QEMU -icount, every test but cross-CPU (single-threaded TCG says
 	# nothing about concurrency), fixed loops
 	args+=(-D -e FLAGS=0x7f -e LOOPS=50000 -e REPS=5 -e REPS_SLOW=2)
-	# icount runs a guest on one host thread: the two boots at once, the
-	# second once the first has built its module (ab's way). The slowed
-	# build's runs ride with the first; counts repeat, so two are enough.
+	# icount runs a guest on one host thread: both boots at once, the
+	# second once the first built its module (ab's way); the slowed
+	# build's two runs (counts repeat) ride with the first.
 	beside expect_rc "$mode: first boot" 0 "$OUT/figures-$mode-1.log" \
 		"$VMTEST" "${args[@]}" --job-file "$work/first.job" -- \
 		bash "$GUEST" "$work" a slow
