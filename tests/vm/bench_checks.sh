@@ -73,19 +73,16 @@ else
 	echo "$out" | tail -n 5 | sed 's/^/#   /'
 fi
 
-# Runs while other writers flood the kernel log, the first with the
-# module loaded already, and lines of earlier runs in the log: each gives
-# every case, or a failed kernel_log case, never a silent pass.
-# sound_run RC OUT: 0 when a run (its exit code, its KTAP) is one of these
+# Runs in a flooded kernel log, the first with the module loaded already,
+# after earlier runs' lines: each gives every case or a failed kernel_log
+# case, never a silent pass; sound_run RC OUT: the run (exit code, KTAP) did.
 sound_run()
 {
 	local plan oks
 
 	plan=$(echo "$2" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p')
 	oks=$(echo "$2" | grep -cE '^ok [0-9]+ ')
-	if [ "$1" -eq 0 ] && [ "${plan:-0}" -gt 0 ] && [ "$oks" -eq "$plan" ]; then
-		return 0
-	fi
+	[ "$1" -eq 0 ] && [ "${plan:-0}" -gt 0 ] && [ "$oks" -eq "$plan" ] && return 0
 	[ "$1" -eq 1 ] && echo "$2" | grep -qE '^not ok [0-9]+ kernel_log$' &&
 		[ "$(echo "$2" | grep -c '^not ok')" -eq \
 		  "$(echo "$2" | grep -c '^not ok [0-9]* kernel_log$')" ]
