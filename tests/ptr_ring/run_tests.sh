@@ -116,11 +116,9 @@ test_ok() {
 		fi
 		grep -Eq "^ok $((i + 1)) $mode # perf=${num}ns\$" "$log" ||
 			{ echo "# $mode not ok, or no perf"; return 1; }
-		if ! grep -Eq "^# $mode \(.+\): ns_per_item min $num median $num max $num\$" "$log" ||
-		   ! grep -Eq "^# $mode: spread [0-9.]+% of the median over [0-9]+ reps\$" "$log"; then
-			echo "# $mode: no summary or spread line"
-			return 1
-		fi
+		{ grep -Eq "^# $mode \(.+\): ns_per_item min $num median $num max $num\$" "$log" &&
+		  grep -Eq "^# $mode: spread [0-9.]+% of the median over [0-9]+ reps\$" "$log"; } ||
+			{ echo "# $mode: no summary or spread line"; return 1; }
 	done
 }
 
@@ -230,9 +228,8 @@ header_tree() {
 # fault (a zero-size ring's queue is ZERO_SIZE_PTR, as in the kernel) also
 # counts.
 mutant() {
-	local name=$1 san=${4:-} dir=$tmp/tree-mutant-$1 log=$tmp/mutant-$1.log start secs
+	local name=$1 san=${4:-} dir=$tmp/tree-mutant-$1 log=$tmp/mutant-$1.log start secs text rest
 	local -a flags=()
-	local text rest
 
 	header_tree "mutant-$1" || return 1
 	text=$(<"$KSRC_73/include/linux/ptr_ring.h")
@@ -520,9 +517,7 @@ ported() {
 
 # Other compilers and architectures, when this machine has them.
 test_portability() {
-	if command -v clang >/dev/null; then
-		ported "clang (LLVM=1)" clang "" LLVM=1
-	fi
+	! command -v clang >/dev/null || ported "clang (LLVM=1)" clang "" LLVM=1
 	if command -v qemu-x86_64 >/dev/null && [ "$(uname -m)" = x86_64 ]; then
 		check "ptr_ring_check on a baseline x86-64 CPU (qemu-x86_64 -cpu qemu64)" \
 			check_ok "$tmp/qemu64.log" qemu-x86_64 -cpu qemu64 \
