@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptr_ring.h's calls as ptr_ring_test's modes make them, in the plainest
- * loops, written apart from ptr_ring_test (its harness is not copied here):
- * for the same mode, size, count and CPUs, ptr_ring_test's figure minus
- * this one is what its harness costs.  The waits are out of line and named
- * wait_*, so that callgrind --toggle-collect='wait_*' leaves them out.
+ * loops (none of its harness): for the same mode, size, count and CPUs,
+ * ptr_ring_test's figure minus this one is its harness's cost.  The waits
+ * are out of line as wait_*: callgrind --toggle-collect='wait_*' skips them.
  *
  *   gcc -O2 -pthread -I<tree>/tools/virtio/ringtest -o bare_loop bare_loop.c
  *   ./bare_loop MODE COUNT SIZE BATCH CONSUMER-CPU [PRODUCER-CPU]
  *
- * MODE is single, spsc, batch, lockless, lockless_batch or mpsc (one
+ * MODE: single, spsc, batch, lockless, lockless_batch or mpsc (one
  * producer).  Prints the ns per item; exits 1 if items went missing.
  */
 #define _GNU_SOURCE

@@ -1,36 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-#
-# Project tests for the virtio series (series/virtio: ringtest's shim,
-# the ptr_ring correctness test ptr_ring_check and the timing test
-# ptr_ring_test); tests/series checks the patches themselves.  The trees:
-# the series' base (7.3, vmtest/sources.lock), 7.2 and 6.12 (their
-# ptr_ring.h lack __ptr_ring_check_produce(); 6.12's also data_race()),
-# unpacked by the runner's helpers, each with the project's files laid
-# over it in a temporary directory of symlinks (the trees stay read-only):
-#
+# The virtio series' code (ringtest's shim, the correctness test
+# ptr_ring_check, the timing test ptr_ring_test; tests/series checks the
+# patches) on the series' base (7.3, vmtest/sources.lock), 7.2 and 6.12
+# (no __ptr_ring_check_produce(); 6.12 no data_race() either), each a
+# read-only tree under a temporary overlay of the project's files:
 #   - per tree: ringtest's ptr_ring and both selftests build without
-#     warnings and pass; ThreadSanitizer, AddressSanitizer and
-#     UndefinedBehaviorSanitizer builds run clean (6.12: ThreadSanitizer,
-#     its header's unannotated races suppressed);
-#   - mutants of the base's ptr_ring.h, each broken in one way: the
+#     warnings and pass, also under TSan, ASan and UBSan (6.12: TSan, its
+#     header's unannotated races suppressed);
+#   - mutants of the base's ptr_ring.h, each broken one way: the
 #     correctness test fails within MUTANT_SEC seconds, never hangs;
-#   - the sizes' cap, bad options, one usable CPU, ringtest's
-#     run-on-all.sh, kselftest's run_tests and install;
-#   - callgrind, per mode: instructions per item in ptr_ring_test's
-#     ring_*(), in its whole run but the waits, and in bare_loop.c, with
-#     7.3's header, 7.2's, and 7.3's with discard_one_reorder.diff (a
-#     change the size of Yunsheng Lin's 2021 one);
-#   - the timings against bare_loop's (printed, not asserted); clang, a
-#     baseline x86-64 CPU, arm64 and riscv64.
+#   - the sizes' cap, bad options, one CPU, run-on-all.sh, kselftest;
+#   - callgrind's instructions per item per mode (ring_*(), the whole
+#     run but the waits, bare_loop.c) with 7.3's, 7.2's and 7.3's header
+#     with discard_one_reorder.diff (the size of Yunsheng Lin's 2021 one);
+#   - timings against bare_loop's (printed); clang, baseline x86-64,
+#     arm64 and riscv64.
 
 set -u
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
-# clang, qemu-user and arm64 and riscv64 cross compilers for the
-# portability checks, valgrind for the instruction counts, rsync for
-# kselftest's install
+# For the portability checks, the instruction counts, kselftest's install
 need_tools "clang clang" "qemu-x86_64 qemu-user" "valgrind valgrind" "rsync rsync" \
 	"aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu" \
 	"/usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross" \
@@ -222,11 +213,10 @@ header_tree() {
 			"$tmp/tree-$1/include/linux/"
 }
 
-# mutant NAME FROM TO [thread|crash]: the base's ptr_ring.h with FROM (which
-# must occur once) replaced by TO; ptr_ring_check must fail, fast: with
-# "thread", built with ThreadSanitizer, a race report; with "crash", a
-# fault (a zero-size ring's queue is ZERO_SIZE_PTR, as in the kernel) also
-# counts.
+# mutant NAME FROM TO [thread|crash]: the base's ptr_ring.h with FROM (once
+# in it) replaced by TO; ptr_ring_check must fail, fast: "thread", built
+# with TSan, with a race report; "crash", a fault also counts (a zero-size
+# ring's queue is ZERO_SIZE_PTR, as in the kernel).
 mutant() {
 	local name=$1 san=${4:-} dir=$tmp/tree-mutant-$1 log=$tmp/mutant-$1.log start secs text rest
 	local -a flags=()
@@ -390,11 +380,10 @@ test_kselftest() {
 		exit_and_grep 0 "$log" '^ok 1 selftests: ptr_ring: ptr_ring_check$'
 }
 
-# ir ring|all BIN ARGS...: the instructions of a run under callgrind:
-# ring, in ring_*() and what they call (ptr_ring.h's code and the shim's
-# locks); all, everything but the waits.  valgrind runs one thread at a
-# time; with its default lock a spinning thread takes it back and starves
-# the other for whole time slices, fair scheduling hands it over.
+# ir ring|all BIN ARGS...: a run's instructions under callgrind: ring, in
+# ring_*() and callees (ptr_ring.h, the shim's locks); all, but the waits.
+# valgrind runs a thread at a time: with its default lock a spinning
+# thread starves the other for whole time slices; --fair-sched hands over.
 ir() {
 	local out=$tmp/cg.$$.$RANDOM tog=(--toggle-collect='wait_*' --collect-atstart=yes)
 
@@ -429,9 +418,8 @@ build_bare() {
 		>"$tmp/bare-$1.log" 2>&1
 }
 
-# The harness's own instructions per item (whole run minus ring_*()) with
-# 7.3's header, with 7.2's and with the reordering diff: the same, so a
-# change to the header moves ring_*() and the whole run alike.
+# The harness's own Ir/item (the run minus ring_*()) is the same with 7.3's,
+# 7.2's and the reordered header: a header change moves both alike.
 test_callgrind() {
 	local label mode r a b h line d=$REPO/tests/ptr_ring/discard_one_reorder.diff
 
