@@ -127,13 +127,15 @@ check()
 	rm -f "$log"
 }
 
-# expect_grep NAME LOG ERE: ok when LOG has a line matching ERE.
+# expect_grep NAME LOG ERE: ok when LOG has a line matching ERE; on
+# failure, LOG's last lines show what it has instead.
 expect_grep()
 {
 	if grep -qE -- "$3" "$2"; then
 		ok "$1"
 	else
-		not_ok "$1" "no line matching '$3' in $2"
+		not_ok "$1" "no line matching '$3' in $2, which ends:" \
+			"$(tail -n 10 "$2" 2>&1)"
 	fi
 }
 
