@@ -41,11 +41,9 @@ tests_done()
 	[ "$TESTS_FAILED" -eq 0 ] && [ "$TESTS_PASSED" -gt 0 ]
 }
 
-# subtests SCRIPT...: scripts of a group's checks, run together (they
-# wait more than they compute): their checks and comments pass on, the
-# checks counted as the group's; one that prints no check, or exits
-# non-zero without a failed one, fails here. (beside starts one while
-# the group goes on; subtests_report waits for them and reports.)
+# subtests SCRIPT...: scripts of a group's checks, run together (they wait
+# more than they compute), their checks and comments the group's; one
+# that prints no check, or exits non-zero without a failed one, fails.
 subtests()
 {
 	local s
@@ -56,11 +54,10 @@ subtests()
 	subtests_report
 }
 
-# beside CMD [ARG...]: CMD (a script, or a function of the group, such
-# as expect_rc) started in the background, to be reported as a subtest
-# (its checks, comments and shell errors, which tests/run.sh fails);
-# its PID in $!. The subtests are this shell's own: a subshell (as in
-# $(subtests ...)) starts and reports its own, never its parent's.
+# beside CMD [ARG...]: CMD (a script, or a group's function such as
+# expect_rc) in the background, its PID in $!, a subtest for
+# subtests_report to wait for and report (its checks, comments and shell
+# errors, which tests/run.sh fails). A subshell reports its own only.
 beside()
 {
 	local i
@@ -160,9 +157,8 @@ runner_libs()
 	export VMTEST_LOGS=$OUT
 }
 
-# stage NAME STAGE [VAR=VALUE...]: tests/runner/stage.sh's STAGE (the
-# runner's phases with stand-ins) in a fresh job directory, the group's
-# $work/NAME, with the VARs; its output in $work/NAME.log.
+# stage NAME STAGE [VAR=VALUE...]: tests/runner/stage.sh's STAGE (runner
+# phases with stand-ins) with the VARs in job dir $work/NAME, log NAME.log.
 stage()
 {
 	local name=$1 what=$2
@@ -174,10 +170,9 @@ stage()
 		"$work/$name" >"$work/$name.log" 2>&1
 }
 
-# need_tools "COMMAND-OR-FILE PACKAGE"...: the group's own tools,
-# installed when missing, as root, with the runner's apt_install (which
-# waits for another apt to finish); as another user, or when apt fails,
-# said on a '#' line (the checks that need a tool then say so or skip).
+# need_tools "COMMAND-OR-FILE PACKAGE"...: the group's tools, installed
+# when missing by the runner's apt_install (which waits for another apt)
+# as root; else, or when apt fails, said on a '#' line.
 need_tools()
 (
 	runner_libs
@@ -194,9 +189,8 @@ need_tools()
 )
 
 # runner_record TARGET PHASE [VMTEST-ARGS...]: vmtest_record's record
-# (src, tree, kdir, kernel, root, job: the run's job directory, whose
-# 'record' file says the same); nothing when the runner fails, whose
-# last messages then go to stderr, so that CI logs show why.
+# (src, tree, kdir, kernel, root, job); nothing when the runner fails,
+# whose last messages then go to stderr, for CI logs to show why.
 runner_record()
 {
 	local log rc target=$1 phase=$2
@@ -223,8 +217,8 @@ prepared()
 	echo "$(record_get tree <<<"$rec") $(record_get kdir <<<"$rec")"
 }
 
-# The subtests test_bench_page_pool.sh reports in a runner's guest (a
-# cross-CPU case per returning CPU count: its three vCPUs give two).
+# test_bench_page_pool.sh's subtests in a runner's guest (its three
+# vCPUs give two cross-CPU cases).
 PP_SUBTESTS='for_loop atomic_inc lock
 no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
@@ -265,9 +259,9 @@ pinned_source()
 	echo "$VMTEST_CACHE/src/$pkg-$ver"
 )
 
-# overlay_ptr_ring KSRC DIR [PATH...]: DIR mirrors KSRC (link_tree, the
-# PATHs real directories too) with this repository's ptr_ring selftest and
-# its ringtest files in place of KSRC's; DIR/out is for builds.
+# overlay_ptr_ring KSRC DIR [PATH...]: DIR mirrors KSRC (link_tree; PATHs
+# real directories) with this repository's ptr_ring selftest and ringtest
+# files in place of KSRC's; DIR/out is for builds.
 overlay_ptr_ring()
 {
 	local rel=tools/testing/selftests/ptr_ring
@@ -278,9 +272,8 @@ overlay_ptr_ring()
 		while read -r f; do ln -sfn "$REPO/$f" "$2/$f" || exit 1; done
 }
 
-# kselftest_tree DIR NAME: DIR becomes a tree with kselftest's Makefile,
-# lib.mk and helpers, from the pinned source; none is NAME's failed
-# check, and exit 1.
+# kselftest_tree DIR NAME: DIR gets the pinned source's kselftest Makefile,
+# lib.mk and helpers; without that source, NAME's failed check, exit 1.
 kselftest_tree()
 {
 	local src
@@ -296,10 +289,9 @@ kselftest_tree()
 	return 1
 }
 
-# debian_source PKG [APT-OPTIONS...]: the tree of Debian's kernel source
-# package PKG (say linux-source-6.12) at the version vmtest/sources.lock
-# pins, unpacked into the runner's cache by its helpers when it is not
-# there; prints it, or nothing, saying why on stderr.
+# debian_source PKG [APT-OPTIONS...]: prints the tree of Debian's kernel
+# source PKG (linux-source-6.12) at vmtest/sources.lock's version, which
+# the runner's helpers unpack when missing; or nothing, saying why.
 debian_source()
 (
 	runner_libs
@@ -316,11 +308,10 @@ debian_source()
 	fi
 )
 
-# ensure_ruff: ruff on PATH (tests/static lints the project's Python with
-# it, as NIPA does a patch's), fetched once into the cache: sid's, with
-# sid's loader and libraries (bookworm has no ruff, and sid's needs a
-# newer C library), by the runner's private apt setup; fails when it
-# cannot be had.
+# ensure_ruff: ruff on PATH (tests/static lints Python with it, as NIPA
+# does), else sid's fetched once into the cache with sid's loader and
+# libraries (bookworm has none; sid's needs a newer C library) by the
+# runner's private apt setup; fails when it cannot be had.
 ensure_ruff()
 {
 	local rdir=$VMTEST_CACHE/tools/ruff
@@ -344,13 +335,11 @@ ensure_ruff()
 	"$rdir/bin/ruff" --version >/dev/null 2>&1 && PATH=$rdir/bin:$PATH
 }
 
-# same_counts BOOT...: deterministic runs of the driver, a boot's runs
-# BOOT-N.tap (guest.sh), give each fast path the same mean instructions
-# per element (ns under -icount shift=0; the mean of the boot's runs, as
-# ab/ktap.py takes it) within one instruction, the issue's bound for
-# repeatability. The other tests' means are reported, not asserted: the
-# page allocator's state moves the slow paths' batched work. One line a
-# test, with its mean and repetitions in every boot.
+# same_counts BOOT...: each fast path's mean instructions per element
+# (ns under -icount shift=0, ab/ktap.py's mean of a boot's runs
+# BOOT-N.tap) is the same in every boot within one, the issue's bound.
+# The others' are reported, not asserted: the page allocator's state
+# moves the slow paths' batched work. A line a test: its means and reps.
 same_counts()
 {
 	python3 - "$REPO/ab" "$@" <<'PY'
@@ -389,19 +378,17 @@ await_process()
 	return 1
 }
 
-# no_process PATTERN: no process's command line matches PATTERN (pgrep -f
-# exits 1; those that do are listed); false too when pgrep cannot tell
-# (not installed: 127)
+# no_process PATTERN: no process's command line matches PATTERN (those
+# that do are listed); false when pgrep cannot tell (not installed)
 no_process()
 {
 	pgrep -af "$1"
 	[ $? -eq 1 ]
 }
 
-# foreground CMD...: CMD in the background, in a session of its own as a
-# terminal's foreground job, with SIGINT's default action (which a
-# background job of a script would not have, and could not trap); its
-# PID in $!.
+# foreground CMD...: CMD in the background, its PID in $!, in a session
+# of its own as a terminal's foreground job, with SIGINT's default action
+# (which a script's background job lacks, and could not trap).
 foreground()
 {
 	setsid python3 -c 'import os, signal, sys
@@ -409,9 +396,8 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@" &
 }
 
-# signal_wait WHOM SIG PID: SIG to PID's process group (WHOM: group, as a
-# terminal's Ctrl-C) or to PID alone, then wait for it: its exit code is
-# signal_wait's (a child is waited for in this shell, not a subshell).
+# signal_wait WHOM SIG PID: SIG to PID's process group (WHOM: group, as
+# Ctrl-C) or PID alone, then PID's exit code (a child of this shell).
 signal_wait()
 {
 	if [ "$1" = group ]; then
