@@ -1,16 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-#
-# Project tests of the kselftest driver test_bench_page_pool.sh without a
-# kernel to load the module into: a copy of the driver whose kernel paths
-# (/dev/kmsg, /proc/cmdline, the CPU vulnerabilities) point into a
-# scratch directory runs with stand-ins for insmod, dd, rmmod and modinfo
-# (tests/driver/fake/) that print the module's lines in its formats.
-# Checks the KTAP (a plan, one "# perf=" case per datapoint in the order
-# the module printed them, its other lines as diagnostics before them,
-# kunit.py parses it), the exit codes (0; 1 with "not ok"; 4 when all is
-# skipped), the skips, the parameters passed on, and the driver's size,
-# with the ktap_helpers.sh of the pinned 7.x tree and of 6.12.
+# The kselftest driver test_bench_page_pool.sh without a kernel: a copy
+# whose kernel paths (/dev/kmsg, /proc/cmdline, CPU vulnerabilities) point
+# into a scratch directory runs with tests/driver/fake/'s insmod, dd, rmmod
+# and modinfo, which print the module's lines. Checked, with the pinned
+# 7.x tree's ktap_helpers.sh and 6.12's: the KTAP (a plan, a "# perf=" case
+# a datapoint in the module's order, its other lines as diagnostics before
+# them, kunit.py parses it), the exit codes (0; 1 with "not ok"; 4 when
+# all is skipped), the skips, the parameters passed on, the driver's size.
 
 # shellcheck disable=SC2016 # bash -c scripts read their own arguments
 set -u
@@ -94,13 +91,9 @@ kunit_parses()
 {
 	(cd "$tmp" && python3 "$KSRC/tools/testing/kunit/kunit.py" parse \
 		"$tmp/$1.out") >"$tmp/$1.kunit" 2>&1
-	if grep -q "Testing complete\. Ran $2 tests" "$tmp/$1.kunit" &&
-	   ! grep -qE '\[ERROR\]|crashed' "$tmp/$1.kunit"; then
-		ok "$1: kunit.py parses $2 cases with no error"
-	else
-		not_ok "$1: kunit.py parses $2 cases with no error" \
-			"$(tail -n 5 "$tmp/$1.kunit")"
-	fi
+	expect_grep "$1: kunit.py parses $2 cases" "$tmp/$1.kunit" \
+		"Testing complete\. Ran $2 tests"
+	expect_no_grep "$1: ... with no error" "$tmp/$1.kunit" '\[ERROR\]|crashed'
 }
 
 for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
