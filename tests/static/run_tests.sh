@@ -1,11 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Static checks: shellcheck on every shell script of the repository,
-# pylint and ruff on every Python file (the tooling's: the series has
-# none), checkpatch.pl --strict on every file of the series, docutils on
-# its reST (make htmldocs would report what it reports), and
-# get_maintainer.pl naming the right people for the series' files, in the
-# pinned tree with the series applied.
+# Static checks: shellcheck on every shell script, pylint and ruff on
+# every (the tooling's) Python file, and, in the pinned tree with the
+# series applied, checkpatch.pl --strict on the series' files, docutils on
+# its reST (as make htmldocs reads it), get_maintainer.pl's people.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -109,13 +107,11 @@ fi
 # (tests/runner_tree forces a re-apply) rewrites its files meanwhile.
 exec {lock}>"$tree.lock" && flock "$lock"
 
-# checkpatch --strict on each file of the series, from within the tree:
-# a new file whole, a file the tree has on the series' change to it (so
-# that what upstream's file already had is not reported).
-# Findings a file explains in a comment where they are (the userspace
-# shim defines the kernel's types and attributes for ringtest), or its
-# patch's notes do (the lines virtio's patch 2 moves as they were; the
-# timing test's userspace noinline and __cold).
+# checkpatch --strict on each file of the series, in the tree: a new file
+# whole, another on the series' change to it (not upstream's findings).
+# ALLOWED: findings a file's comments explain (the shim defines the
+# kernel's types and attributes for ringtest) or its patch's notes do
+# (virtio's patch 2 moves lines as they were; userspace noinline, __cold).
 ALLOWED='tools/virtio/ringtest/ptr_ring_shim.h NEW_TYPEDEFS,PREFER_DEFINED_ATTRIBUTE_MACRO,ARCH_DEFINES,COMPLEX_MACRO,SPACING,MACRO_ARG_REUSE,LINE_SPACING,UNSPECIFIED_INT
 tools/testing/selftests/ptr_ring/ptr_ring_test.c PREFER_DEFINED_ATTRIBUTE_MACRO'
 src=$(pinned_source)
@@ -143,13 +139,9 @@ done < <(git ls-files -- tools Documentation | grep -E '\.(c|h|sh|rst)$|Makefile
 
 # get_maintainer.pl: page_pool people for the benchmark, virtio's for the
 # ptr_ring test and ringtest.
-maint()
-{
-	(cd "$tree" && scripts/get_maintainer.pl --nogit --nogit-fallback \
-		--norolestats -f "$1")
-}
 while read -r f who; do
-	maint "$f" </dev/null >"$OUT/maintainers.txt"
+	(cd "$tree" && scripts/get_maintainer.pl --nogit --nogit-fallback \
+		--norolestats -f "$f") </dev/null >"$OUT/maintainers.txt"
 	expect_grep "get_maintainer.pl names $who for $f" \
 		"$OUT/maintainers.txt" "$who"
 done <<'EOF'
