@@ -71,8 +71,7 @@ judge()
 
 	[ "$mode" = deterministic ] && det=(--deterministic)
 	for step in a b slow; do
-		[ -f "$work/$step.rc" ] || {
-			not_ok "$mode: step $step ran"; return; }
+		[ -f "$work/$step.rc" ] || { not_ok "$mode: step $step ran"; return; }
 	done
 	for step in a b; do
 		if [ "$(cat "$work/$step.rc")" -eq 0 ]; then
