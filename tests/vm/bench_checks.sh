@@ -197,8 +197,7 @@ if [ -f "$dma/error_count" ]; then
 	left=$(grep -c bench_page_pool "$dma/dump")
 	# the most mappings tracked at once: the tests' pages were seen
 	most=$(($(cat "$dma/nr_total_entries") - $(cat "$dma/min_free_entries")))
-	if [ "$(cat "$dma/error_count")" -eq 0 ] && [ "$left" -eq 0 ] &&
-	   [ "$most" -gt 0 ]; then
+	if [ "$(cat "$dma/error_count")" -eq 0 ] && [ "$left" -eq 0 ] && [ "$most" -gt 0 ]; then
 		ok "DMA_API_DEBUG: no error, no mapping left after $loads loads (at most $most mappings at once)"
 	else
 		not_ok "DMA_API_DEBUG: $(cat "$dma/error_count") errors, $left mappings left, at most $most at once"
