@@ -179,9 +179,8 @@ test_tree() {
 		cflags="-fsanitize=$san" opts="" name=$label-$san
 		[ "$san" = undefined ] && cflags+=" -fno-sanitize-recover=all"
 		if [ "$san" = thread ] && [ "$label" = 6.12 ]; then
-			# This header predates the data_race() annotations: the
-			# consumer clearing slots races with the producer and
-			# the lockless consumer testing them, by design.
+			# Before data_race(): the consumer clearing slots races
+			# with the producer and lockless consumer, by design.
 			printf 'race:%s\n' __ptr_ring_discard_one \
 				__ptr_ring_produce __ptr_ring_full \
 				__ptr_ring_empty >"$tmp/tsan.supp"
@@ -484,9 +483,8 @@ test_bare_timing() {
 	done
 }
 
-# ported WHAT NAME RUN [MAKE-ARGS...]: the base's tree built as NAME with
-# MAKE-ARGS without warnings, its ptr_ring_check passing when run by RUN
-# (a command, or empty); fails when the build does.
+# ported WHAT NAME RUN [MAKE-ARGS...]: the base built as NAME with MAKE-ARGS
+# without warnings (else fails), ptr_ring_check passing under RUN (or none).
 ported() {
 	local what=$1 name=$2 runner=$3
 
