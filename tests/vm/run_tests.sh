@@ -41,9 +41,8 @@ check_ktap()
 	fi
 	expect_no_grep "$target ($2): no ' # SKIP' in the passing page_pool run" \
 		"$log.bench" ' # SKIP'
-	# NAPI-local as drivers take it: every page into the cache; the
-	# control, NAPI on another CPU, sends them to the ring (the distro
-	# kernel has no page_pool statistics)
+	# NAPI-local: every page into the cache; NAPI on another CPU: to the
+	# ring (the distro kernel has no page_pool statistics)
 	if [ "$target" != distro ]; then
 		expect_grep "$target ($2): NAPI-local: cached == returned" "$log.bench" \
 			'^# Path:bh_page_pool04_napi_local expect:cached returned:([0-9]+) cached:\1 ring:0 '
@@ -122,9 +121,8 @@ check "-D: ptr_ring_test's single repetitions agree within 2 ns (${reps:-none})"
 expect_grep "the timeout is reported clearly" "$OUT/vm-hang.log" \
 	'guest timed out after 40 s'
 
-# 4. A /dev/kvm whose guests print nothing: the probe (a QEMU that hangs
-# with -accel kvm) gives up, the run goes on under TCG and passes; the
-# benchmark's own promises are checked in that guest.
+# 4. A /dev/kvm whose guests print nothing (QEMU hangs with -accel kvm):
+# the probe gives up; under TCG the run and the benchmark's checks pass.
 fake=$(mktemp -d "$OUT/fake-kvm.XXXXXX")
 touch "$fake/kvm"
 cat >"$fake/qemu-system-x86_64" <<FAKE
