@@ -60,9 +60,8 @@ sel_make()
 	make -C "$1/tree/tools/testing/selftests" TARGETS=net/bench "${@:2}"
 }
 
-# NIPA's case: a kernel built with O=, then the selftests of that tree with
-# the same O= and no KDIR: the module is built for that kernel. And an
-# unbuilt tree: the selftest build succeeds, warns, and leaves it out.
+# NIPA's case: the selftests with a kernel's O= and no KDIR build the module
+# for that kernel; in an unbuilt tree they build, warn, and leave it out.
 nipa_build()
 {
 	local ksrc=$1 kdir=$2 tmp ko log rel
@@ -80,9 +79,8 @@ nipa_build()
 		"$OUT/module-nipa.log" sel_make "$tmp" O="$tmp/obj"
 	check "... a module for $rel" \
 		test "$(modinfo -F vermagic "$ko" 2>&1 | cut -d' ' -f1)" = "$rel"
-	# run_tests from O=: the script runs from BUILD/kselftest with its
-	# helper beside it (TEST_INCLUDES); a module for another kernel than
-	# this machine's is a skip, never loaded
+	# run_tests from O=: from BUILD/kselftest with its helper beside it
+	# (TEST_INCLUDES); a module for another kernel is a skip, never loaded
 	log=$OUT/module-nipa-run.log
 	if [ "$(uname -r)" = "$rel" ]; then
 		not_ok "make O=BUILD run_tests: the host runs another kernel than $rel"
@@ -103,9 +101,8 @@ nipa_build()
 	rm -rf "$tmp"
 }
 
-# i386: a tinyconfig tree prepared for modules (no kernel build), the
-# module compiled against it at W=1: no warning, and no libgcc 64-bit
-# division helper, which neither x86 nor arm links
+# i386: the module against a tinyconfig tree prepared for modules, at W=1:
+# no warning, no libgcc 64-bit division helper (x86 and arm link none)
 build_32bit()
 {
 	local ksrc=$1 tmp log undef
