@@ -71,10 +71,9 @@ else
 		"see $OUT/ruff-download.log"
 fi
 
-# pp_field_reads FILE...: the lines that read a field of struct page_pool,
-# through a pointer or a variable declared as one. Its layout is no
-# interface (upstream's review of the benchmark said so): the module
-# gets page_pool's counters from page_pool_get_stats() only.
+# pp_field_reads FILE...: lines reading a field of a struct page_pool (by
+# pointer or variable). Its layout is no interface (upstream's review
+# said so): the module's counters come from page_pool_get_stats().
 pp_field_reads()
 {
 	local ptrs vars
