@@ -1,14 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run inside a guest by tests/vm/run_tests.sh (vmtest.sh -- this script),
-# on the job's installed driver and module (built for the booted kernel;
-# one left in the tree may be stale): bad parameters are refused with their
-# message, non-root skips, a flooded log gives the results or a failure
-# (never an empty pass), printk_devkmsg off still gives them, a loaded
-# module is no matter, taskset does not change the cases, a killed load
-# stops at once, ab/verdict.py reads the KTAP, and the module loads and
-# unloads LOADS times (dma-debug: with DMA_API_DEBUG, no error or mapping
-# left).
+# Run in a guest by tests/vm/run_tests.sh (vmtest.sh -- this script) on the
+# job's installed driver and module (built for the booted kernel; the tree's
+# may be stale). The checks, each said where it is: bad parameters, non-root,
+# a flooded log, printk_devkmsg off, a loaded module, taskset, a killed
+# load, ab/verdict.py on the KTAP, LOADS loads (dma-debug: DMA_API_DEBUG's).
 # usage: bench_checks.sh REPO [LOADS [dma-debug]]    (LOADS default 3)
 
 repo=$1
@@ -55,8 +51,7 @@ for param in loops=0 loops=999 loops=429496730; do
 	fi
 done
 
-# Not root: SKIP, exit 4, from a copy anyone can read (the tree may sit
-# below root's home).
+# Not root: SKIP, exit 4, from a copy anyone can read (not below root's home).
 base=$(mktemp -d)
 copy=$base/net/bench
 mkdir -p "$copy" "$base/kselftest"
@@ -121,8 +116,7 @@ else
 	ok "the driver unloads the module"
 fi
 
-# printk.devkmsg=off: /dev/kmsg cannot be opened, the log is read by
-# dmesg, and every case passes.
+# printk.devkmsg=off: no /dev/kmsg, dmesg reads the log; every case passes.
 echo off >/proc/sys/kernel/printk_devkmsg
 out=$("$bench/test_bench_page_pool.sh" loops=2000 run_flags=0x3 2>&1)
 rc=$?
@@ -147,8 +141,7 @@ else
 	echo "$out" | grep -E '^(not )?ok|SKIP' | sed 's/^/#   /'
 fi
 
-# A fatal signal stops the run at the next chunk: insmod returns at
-# once, nothing stays loaded.
+# A fatal signal stops the run at the next chunk: insmod returns, none stays.
 insmod "$ko" loops=400000000 2>/dev/null &
 pid=$!
 sleep 3
@@ -163,8 +156,8 @@ else
 	dmesg | grep bench_page_pool | tail -n 3 | sed 's/^/#   /'
 fi
 
-# The tooling's statistics read the driver's KTAP: the same run on both
-# sides is "same" on every test (ab/verdict.py, the before/after verdict).
+# ab/verdict.py (the before/after verdict) reads the driver's KTAP: a run
+# against itself is "same" on every test.
 tap=$(mktemp)
 "$bench/test_bench_page_pool.sh" loops=5000 run_flags=0x6 >"$tap"
 if "$verdict" --base "$tap" --change "$tap" --deterministic >"$tap.v" 2>&1 &&
