@@ -48,9 +48,7 @@ subtests()
 {
 	local s
 
-	for s; do
-		beside "$s"
-	done
+	for s; do beside "$s"; done
 	subtests_report
 }
 
@@ -178,10 +176,7 @@ need_tools()
 	runner_libs
 	mapfile -t need < <(printf '%s\n' "$@" | missing_packages)
 	[ "${#need[@]}" -eq 0 ] && exit 0
-	if ! is_root; then
-		echo "# missing ${need[*]}: not root, not installed"
-		exit 0
-	fi
+	is_root || { echo "# missing ${need[*]}: not root, not installed"; exit 0; }
 	echo "# installing ${need[*]}"
 	# A subshell: apt_install dies on failure
 	(apt_install "${need[@]}") 2>"$OUT/need-tools.log" ||
