@@ -140,15 +140,11 @@ test_ringtest() {
 test_tree() {
 	local label=$1 ksrc=$2 tree=$tmp/tree-$1 san cflags opts name skips
 
-	if [ ! -f "$ksrc/include/linux/ptr_ring.h" ] ||
-	   [ ! -f "$ksrc/tools/testing/selftests/lib.mk" ]; then
-		not_ok "$label: kernel tree '$ksrc' found"
-		return
-	fi
-	if ! overlay_ptr_ring "$ksrc" "$tree"; then
-		not_ok "$label: lay the project's files over $ksrc"
-		return
-	fi
+	{ [ -f "$ksrc/include/linux/ptr_ring.h" ] &&
+	  [ -f "$ksrc/tools/testing/selftests/lib.mk" ]; } ||
+		{ not_ok "$label: kernel tree '$ksrc' found"; return; }
+	overlay_ptr_ring "$ksrc" "$tree" ||
+		{ not_ok "$label: lay the project's files over $ksrc"; return; }
 	test_ringtest "$label" "$tree"
 	if ! build "$tree" "$label"; then
 		not_ok "$label: both selftests build without warnings" \
@@ -223,10 +219,8 @@ mutant() {
 	header_tree "mutant-$1" || return 1
 	text=$(<"$KSRC_73/include/linux/ptr_ring.h")
 	rest=${text#*"$2"}
-	if [ "$rest" = "$text" ] || [[ $rest == *"$2"* ]]; then
-		not_ok "mutant $name: the header has the code to break, once"
-		return
-	fi
+	[[ $rest != "$text" && $rest != *"$2"* ]] ||
+		{ not_ok "mutant $name: the header has the code to break, once"; return; }
 	printf '%s\n' "${text/"$2"/"$3"}" >"$dir/include/linux/ptr_ring.h"
 	[ "$san" = thread ] && flags=(USERCFLAGS="-fsanitize=$san" USERLDFLAGS="-fsanitize=$san")
 	if ! build "$dir" "mutant-$name" "${flags[@]}"; then
@@ -421,10 +415,8 @@ build_bare() {
 test_callgrind() {
 	local label mode r a b h line d=$REPO/tests/ptr_ring/discard_one_reorder.diff
 
-	if ! command -v valgrind >/dev/null; then
-		not_ok "valgrind is installed (Debian package valgrind)"
-		return
-	fi
+	command -v valgrind >/dev/null ||
+		{ not_ok "valgrind is installed (Debian package valgrind)"; return; }
 	if header_tree reorder && patch -s -p1 -d "$tmp/tree-reorder" <"$d" &&
 	   build "$tmp/tree-reorder" reorder; then
 		check "7.3 with ${d##*/}: ptr_ring_check passes" \
