@@ -148,10 +148,8 @@ figures()
 
 	rm -rf "$work"
 	mkdir -p "$work"
-	if ! slowed_copy "$target" "$work"; then
-		not_ok "$mode: slowed build for $target" "see $work/slow-build.log"
-		return
-	fi
+	slowed_copy "$target" "$work" ||
+		{ not_ok "$mode: slowed build for $target" "see $work/slow-build.log"; return; }
 	ok "$mode: slowed build for $target"
 	if [ "$mode" = emulated ]; then
 		for _ in 1 2 3 4 5 6 7 8 9; do steps+=(a b); done
