@@ -182,11 +182,8 @@ test_tree() {
 				__ptr_ring_empty >"$tmp/tsan.supp"
 			opts="suppressions=$tmp/tsan.supp"
 		fi
-		if ! build "$tree" "$name" USERCFLAGS="$cflags" \
-			   USERLDFLAGS="-fsanitize=$san"; then
-			not_ok "$label: $san sanitizer build" "$(tail -20 "$tmp/$name.build.log")"
-			continue
-		fi
+		build "$tree" "$name" USERCFLAGS="$cflags" USERLDFLAGS="-fsanitize=$san" ||
+			{ not_ok "$label: $san sanitizer build" "$(tail -20 "$tmp/$name.build.log")"; continue; }
 		export TSAN_OPTIONS="halt_on_error=1 $opts" \
 			ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1"
 		check "$label: $san sanitizer: ptr_ring_check is clean${opts:+ (unannotated races suppressed)}" \
@@ -223,10 +220,8 @@ mutant() {
 		{ not_ok "mutant $name: the header has the code to break, once"; return; }
 	printf '%s\n' "${text/"$2"/"$3"}" >"$dir/include/linux/ptr_ring.h"
 	[ "$san" = thread ] && flags=(USERCFLAGS="-fsanitize=$san" USERLDFLAGS="-fsanitize=$san")
-	if ! build "$dir" "mutant-$name" "${flags[@]}"; then
-		not_ok "mutant $name: builds" "$(tail -20 "$tmp/mutant-$name.build.log")"
-		return
-	fi
+	build "$dir" "mutant-$name" "${flags[@]}" ||
+		{ not_ok "mutant $name: builds" "$(tail -20 "$tmp/mutant-$name.build.log")"; return; }
 	start=$(date +%s)
 	TSAN_OPTIONS=halt_on_error=1 timeout 120 "$tmp/mutant-$name/ptr_ring_check" \
 		-n 100000 >"$log" 2>&1 &
@@ -481,10 +476,8 @@ ported() {
 	local what=$1 name=$2 runner=$3
 
 	shift 3
-	if ! build "$tmp/tree-7.3" "$name" "$@"; then
-		not_ok "$what build" "$(tail -20 "$tmp/$name.build.log")"
-		return 1
-	fi
+	build "$tmp/tree-7.3" "$name" "$@" ||
+		{ not_ok "$what build" "$(tail -20 "$tmp/$name.build.log")"; return 1; }
 	# shellcheck disable=SC2086 # a command, or nothing
 	check "$what: ptr_ring_check passes${runner:+ under $runner}" \
 		check_ok "$tmp/$name.log" $runner "$tmp/$name/ptr_ring_check" -n 50000
