@@ -97,10 +97,7 @@ check "bench_page_pool reads no field of struct page_pool${reads:+: $reads}" \
 	test -z "$reads"
 
 read -r tree _ < <(prepared current tree)
-if [ -z "$tree" ]; then
-	not_ok "the newest tree is prepared" "see $OUT/prepare.log"
-	exit 0
-fi
+[ -n "$tree" ] || { not_ok "the newest tree is prepared" "see $OUT/prepare.log"; exit 0; }
 # Read under the farm's lock: another checkout's run sharing the cache
 # (tests/runner_tree forces a re-apply) rewrites its files meanwhile.
 exec {lock}>"$tree.lock" && flock "$lock"
