@@ -98,10 +98,7 @@ kunit_parses()
 
 for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	       "$KSRC_612/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
-	if [ ! -f "$helpers" ]; then
-		not_ok "ktap_helpers.sh of a runner source" "none at $helpers"
-		continue
-	fi
+	[ -f "$helpers" ] || { not_ok "ktap_helpers.sh of a runner source" "none at $helpers"; continue; }
 	v=$(basename "${helpers%%/tools/*}")
 	v=${v#linux-source-}
 	v=${v%%-*}
