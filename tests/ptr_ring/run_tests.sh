@@ -197,8 +197,7 @@ test_tree() {
 	done
 }
 
-# header_tree NAME: $tmp/tree-NAME, the 7.3 tree with its own copy of
-# ptr_ring.h, to change.
+# header_tree NAME: $tmp/tree-NAME, 7.3's with its own ptr_ring.h to change.
 header_tree() {
 	overlay_ptr_ring "$KSRC_73" "$tmp/tree-$1" include/linux &&
 		cp --remove-destination "$KSRC_73/include/linux/ptr_ring.h" \
@@ -258,8 +257,7 @@ test_mutants() {
 		$'\tWRITE_ONCE(r->queue[r->producer++], ptr);' thread
 	mutant wmb_after $'\tsmp_wmb();\n\n\tWRITE_ONCE(r->queue[r->producer++], ptr);' \
 		$'\tWRITE_ONCE(r->queue[r->producer++], ptr);\n\tsmp_wmb();' thread
-	# These four end only at the watchdog, 10 s after the ring stalls:
-	# side by side, after the others.
+	# These four end at the watchdog, 10 s after the ring stalls: together.
 	beside mutant zeroing 'data_race(r->queue[--head] = NULL);' '--head;'
 	beside mutant producer 'WRITE_ONCE(r->queue[r->producer++], ptr);' \
 		'WRITE_ONCE(r->queue[r->producer], ptr);'
