@@ -39,8 +39,7 @@ while IFS= read -r f; do
 	check "shellcheck $f" shellcheck "${opts[@]}" "$f"
 done < <(git ls-files -co --exclude-standard | grep -v '^tests/out/')
 
-# The series' reST as docutils reads it: no warning (a malformed table
-# is dropped from the page).
+# docutils reads the series' reST without a warning (it drops a bad table).
 for f in Documentation/*/*.rst; do
 	check "docutils reads $f without a warning" /usr/bin/python3 -c '
 import io, sys, docutils.core
@@ -132,8 +131,7 @@ while IFS= read -r f; do
 	fi
 done < <(git ls-files -- tools Documentation | grep -E '\.(c|h|sh|rst)$|Makefile$')
 
-# get_maintainer.pl: page_pool people for the benchmark, virtio's for the
-# ptr_ring test and ringtest.
+# get_maintainer.pl: page_pool's people for the benchmark, virtio's the rest.
 while read -r f who; do
 	(cd "$tree" && scripts/get_maintainer.pl --nogit --nogit-fallback \
 		--norolestats -f "$f") </dev/null >"$OUT/maintainers.txt"
