@@ -18,8 +18,7 @@ need_tools "${tools[@]}"
 
 src=$REPO/tools/testing/selftests/net/bench/page_pool
 
-# build_at_w1 NAME KDIR [PATCH]: a clean copy of the module dir, with
-# the runner-only PATCH, built at W=1.
+# build_at_w1 NAME KDIR [PATCH]: the module's copy + runner-only PATCH, at W=1.
 build_at_w1()
 {
 	local name=$1 kdir=$2 dir log
