@@ -48,8 +48,7 @@ else
 		"$(diff <(echo "$before") <(echo "$after"))"
 fi
 
-# A leak fails the run: kmemleak's dump is a file of the job, judged on
-# the host.
+# A leak fails the run: kmemleak's dump, a file of the job, judged on the host.
 read -r _ kdir < <(prepared current build --ksrc "$ksrc" --debug)
 splat=$(mktemp -d "$OUT/splat.XXXXXX")
 cp "$TESTS_DIR/vm/splat/splat.c" "$TESTS_DIR/vm/splat/Makefile" "$splat/"
