@@ -95,8 +95,7 @@ subtests_report()
 }
 
 # expect_rc NAME RC LOG CMD...: ok when CMD exits RC; output kept in LOG.
-# (Its locals are named apart: CMD may be a group's function that reads
-# the group's own $rc.)
+# (Locals named apart: CMD may be a group's function reading its own $rc.)
 expect_rc()
 {
 	local name=$1 want_rc=$2 log=$3 got_rc
@@ -220,8 +219,7 @@ bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
 bh_page_pool05_napi_remote cross_cpu_return_1cpu cross_cpu_return_2cpu
 no-softirq-page_pool01_dma no-softirq-page_pool02_dma no-softirq-page_pool03_dma'
 
-# subtests_passed NAME TAP: every one of PP_SUBTESTS passed in the KTAP
-# file TAP (at whatever depth).
+# subtests_passed NAME TAP: each of PP_SUBTESTS passed in KTAP file TAP (any depth).
 subtests_passed()
 {
 	local t missing=
