@@ -232,15 +232,19 @@ subtests_passed()
 }
 
 # in_guest NAME LOG VMTEST-ARGS...: run a guest whose command prints
-# 'ok - ' lines (tests/vm/bench_checks.sh), and pass its lines on.
+# 'ok - ' lines (tests/vm/bench_checks.sh), and pass its lines on,
+# counted as the group's.
 in_guest()
 {
-	local name=$1 log=$2
+	local name=$1 log=$2 lines
 
 	shift 2
 	expect_rc "$name" 0 "$log" "$VMTEST" "$@"
-	tr -d '\r' <"$log" | grep -E '^(not )?ok - ' |
-		sed "s/^\(\(not \)\?ok - \)/\1$name: /"
+	lines=$(tr -d '\r' <"$log" | grep -E '^(not )?ok - ' |
+		sed "s/^\(\(not \)\?ok - \)/\1$name: /")
+	[ -z "$lines" ] || echo "$lines"
+	TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' <<<"$lines")))
+	TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' <<<"$lines")))
 }
 
 # The kernel source vmtest/sources.lock pins (the current target's, the
