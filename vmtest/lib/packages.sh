@@ -86,14 +86,14 @@ apt_install()
 # tree (a record query) needs only what fetches and lays the sources.
 ensure_host_tools()
 {
-	local arches=$1 need
+	local arches=$1 query=0 need
 
-	mapfile -t need < <(case ${STOP_AFTER:-} in
-		fetch | tree) source_tools ;;
-		*) host_tools; [[ " $arches " != *" arm64 "* ]] || arm64_host_tools ;;
-		esac | missing_packages)
+	case ${STOP_AFTER:-} in fetch | tree) query=1 ;; esac
+	mapfile -t need < <(if [ "$query" -eq 1 ]; then source_tools; else
+		host_tools; [[ " $arches " != *" arm64 "* ]] || arm64_host_tools
+		fi | missing_packages)
 	[ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}"
-	[ "${STOP_AFTER:-}" != fetch ] && [ "${STOP_AFTER:-}" != tree ] || return 0
+	[ "$query" -eq 0 ] || return 0
 	# Not a pipe: under pipefail, grep -q quitting early could kill
 	# busybox with SIGPIPE and fail the check at random.
 	grep -qx reboot <(/bin/busybox --list) ||
