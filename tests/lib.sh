@@ -34,6 +34,16 @@ not_ok()
 	TESTS_FAILED=$((TESTS_FAILED + 1))
 }
 
+# tally FILE: FILE's 'ok - ' and 'not ok - ' lines counted as the group's
+tally()
+{
+	local text
+
+	text=$(<"$1")
+	TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' <<<"$text")))
+	TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' <<<"$text")))
+}
+
 # tests_done GROUP: print the group's totals; fails when a check failed.
 tests_done()
 {
@@ -79,8 +89,7 @@ subtests_report()
 		i=$((i + 1))
 		[ -n "$rc" ] || { not_ok "${s##*/}: ended, its exit code kept"; continue; }
 		grep -E '^((not )?ok - |#)|^/[^ ]+: line [0-9]+: ' "$log"
-		TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' "$log")))
-		TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' "$log")))
+		tally "$log"
 		if ! grep -qE '^(not )?ok - ' "$log"; then
 			why="reports its checks"
 		elif [ "$rc" -ne 0 ] && ! grep -q '^not ok - ' "$log"; then
@@ -243,8 +252,7 @@ in_guest()
 	lines=$(tr -d '\r' <"$log" | grep -E '^(not )?ok - ' |
 		sed "s/^\(\(not \)\?ok - \)/\1$name: /")
 	[ -z "$lines" ] || echo "$lines"
-	TESTS_PASSED=$((TESTS_PASSED + $(grep -c '^ok - ' <<<"$lines")))
-	TESTS_FAILED=$((TESTS_FAILED + $(grep -c '^not ok - ' <<<"$lines")))
+	tally <(echo "$lines")
 }
 
 # The kernel source vmtest/sources.lock pins (the current target's, the
