@@ -15,7 +15,7 @@
 #   nipa [SERIES...]
 #       netdev's patch checks (series/nipa.py) on each patch
 #   send SERIES OUTDIR [--maintainers]
-#       the files to post, as you; --maintainers adds To:/Cc:
+#       the files to post, as you; --maintainers addresses them anew
 # The base tree is SERIES_BASE, else the runner's unpacked pinned source
 # ('vmtest/vmtest.sh -t current --stop-after fetch', no build).
 # Exit 1 when a check fails, 2 on wrong usage or a missing tool.
@@ -280,6 +280,9 @@ cmd_export()
 	git -C "$dir" format-patch -q --zero-commit --no-signature --notes \
 		--cover-letter --subject-prefix="$prefix" -o "$work/out" base..HEAD
 	[ ! -f "$old" ] || fill_cover "$work/out/0000-cover-letter.patch" "$old"
+	# To: and Cc: as get_maintainer.pl gives them, as b4 would set them
+	python3 "$series/recipients.py" "$dir" "$work/out" ||
+		die "cannot address series/$name's patches"
 	mkdir -p "$series/$name"
 	rm -f "$series/$name"/[0-9][0-9][0-9][0-9]-*.patch
 	cp "$work/out"/*.patch "$series/$name/"
@@ -521,7 +524,11 @@ cmd_send()
 	rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch
 	for p in "$series/$name/0000-cover-letter.patch" "${list[@]}"; do
 		[ -f "$p" ] || continue
-		unfold_from <"$p" | awk -v them="$them" -v me="$me" '
+		unfold_from <"$p" | awk -v them="$them" -v me="$me" -v re="${opt:+1}" '
+			# --maintainers: addressed anew, from MAINTAINERS as it is
+			!body && re && /^(To|Cc): / { to = 1; next }
+			!body && to && /^[ \t]/ { next }
+			{ to = 0 }
 			!body && $0 == "From: " them { $0 = "From: " me }
 			!body && /^$/ { body = 1 }
 			body && $0 == "Signed-off-by: " them { $0 = "Signed-off-by: " me }

@@ -57,7 +57,8 @@ code. vmtest/README.md says how each option works.
   -m, --mem SIZE      guest memory, QEMU syntax (default: $VM_MEM)
   -D, --deterministic QEMU -icount shift=0 on a named server CPU: the
                       benchmarks' cycles and ns are instruction counts
-                      that repeat from boot to boot (x86)
+                      that repeat from boot to boot (x86; the module
+                      with guest/deterministic.patch, --how install)
       --attribute     with -D: instructions per test and function, and
                       the events they hide, in JOB/insn-profile.txt,
                       JOB/model.tap (model cycles) and JOB/profile.json
@@ -68,6 +69,9 @@ code. vmtest/README.md says how each option works.
       --profile P     current built as tiny (default) or distro (with
                       Debian's options that change the timed paths)
   -p, --param K=V     benchmark module parameter (repeatable)
+      --module-patch P  the module built with this runner-only patch too,
+                      relative to net/bench (repeatable; a fault to
+                      inject, say)
   -e, --env K=V       environment variable for the tests (repeatable)
       --how H         install (run_kselftest.sh), tree (make run_tests
                       in the guest, as NIPA) or both (default: install)
@@ -115,6 +119,7 @@ KEEP_JOB=0
 STOP_AFTER=
 JOB_FILE=
 PARAMS=()
+MODULE_PATCHES=()
 ENVS=()
 COMMAND=()
 
@@ -150,6 +155,7 @@ parse_args()
 		-D | --deterministic) DETERMINISTIC=1 ;;
 		--attribute) ATTRIBUTE=1 ;;
 		-p | --param) PARAMS+=("${2:-}"); shift ;;
+		--module-patch) MODULE_PATCHES+=("${2:-}"); shift ;;
 		-e | --env) ENVS+=("${2:-}"); shift ;;
 		--how) HOW=${2:-}; shift ;;
 		-s | --shell) SHELL_MODE=1 ;;
@@ -186,10 +192,17 @@ parse_args()
 	[ "$VM_DMA" != iommu ] || [ "$HOW" = install ] ||
 		die "--dma iommu: --how install only"
 	one_of --profile "$PROFILE" tiny distro
-	if [ "$ATTRIBUTE" -eq 1 ]; then
-		[ "$DETERMINISTIC" -eq 1 ] || die "--attribute needs -D"
-		[ "$HOW" = install ] || die "--attribute: --how install only"
-	fi
+	[ "$ATTRIBUTE" -eq 0 ] || [ "$DETERMINISTIC" -eq 1 ] ||
+		die "--attribute needs -D"
+	# Their module is built apart, with the runner's patches
+	[ "$DETERMINISTIC" -eq 0 ] && [ ${#MODULE_PATCHES[@]} -eq 0 ] ||
+		[ "$HOW" = install ] || die "-D, --module-patch: --how install only"
+	local p
+	for p in "${!MODULE_PATCHES[@]}"; do
+		[ -f "${MODULE_PATCHES[p]}" ] ||
+			die "--module-patch: no such file: '${MODULE_PATCHES[p]}'"
+		MODULE_PATCHES[p]=$(realpath -- "${MODULE_PATCHES[p]}")
+	done
 	[ "$PROFILE" = tiny ] || [ "$DEBUG" -eq 0 ] ||
 		die "--profile $PROFILE and --debug exclude each other"
 	if [ -n "$KSRC" ]; then
@@ -401,7 +414,9 @@ run_target()
 		fail "cannot replace $install/kselftest/prefix.pl"
 	patches=("${modpatches[@]}")
 	[ "$VM_DMA" != iommu ] || patches=("$VMTEST_DIR/guest/dma-iommu.patch")
+	[ "$DETERMINISTIC" -eq 0 ] || patches+=("$VMTEST_DIR/guest/deterministic.patch")
 	[ "$ATTRIBUTE" -eq 0 ] || patches+=("$VMTEST_DIR/guest/insn-markers.patch")
+	patches+=("${MODULE_PATCHES[@]}")
 	[ ${#patches[@]} -eq 0 ] ||
 		step "building the module with the runner's patches (${patches[*]##*/})" \
 			"$VMTEST_LOGS/module-copy.log" \

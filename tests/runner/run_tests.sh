@@ -231,18 +231,19 @@ expect_rc "--dma sideways: exit 2" 2 "$work/dma-bad.log" \
 expect_grep "... naming the choices" "$work/dma-bad.log" 'direct, swiotlb or iommu'
 
 # Every runner-only patch of the module (--dma iommu's among them)
-# applies without fuzz, alone and under --attribute's marks, as
-# build_module_copy applies them
-for p in "$REPO"/vmtest/guest/*.patch; do
-	for q in '' "$REPO/vmtest/guest/insn-markers.patch"; do
-		[ "$q" != "$p" ] || continue
+# applies without fuzz, alone and then under -D's and --attribute's, in
+# the order build_module_copy applies them
+g=$REPO/vmtest/guest
+for p in "$g"/*.patch; do
+	for after in '' "$g/deterministic.patch $g/insn-markers.patch"; do
+		[[ " $after " != *" $p "* ]] || continue
+		read -ra q <<<"$after"
 		d=$(mktemp -d "$work/patch.XXXXXX")
 		cp -r "$REPO/tools/testing/selftests/net/bench/." "$d/"
 		# shellcheck disable=SC2016 # the script reads its own arguments
-		check "${p##*/}${q:+ then ${q##*/}} applies without fuzz" sh -c \
-			'patch -p1 -F0 -s -d "$1" <"$2" &&
-			 { [ -z "$3" ] || patch -p1 -F0 -s -d "$1" <"$3"; }' \
-			_ "$d" "$p" "$q"
+		check "${p##*/}${after:+ then the -D and --attribute patches} applies without fuzz" \
+			sh -c 'd=$1; shift; for f; do patch -p1 -F0 -s -d "$d" <"$f" || exit; done' \
+			_ "$d" "$p" "${q[@]}"
 	done
 done
 

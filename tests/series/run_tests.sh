@@ -58,7 +58,8 @@ done
 # and a MAINTAINERS line.
 proj=$work/proj
 mkdir -p "$proj/series" "$proj/vmtest/lib"
-cp "$REPO/series/series.sh" "$proj/series/"
+cp "$REPO/series/series.sh" "$REPO/series/recipients.py" "$REPO/series/nipa.py" \
+	"$proj/series/"
 cp "$REPO/vmtest/lib/series_files.py" "$REPO/vmtest/lib/record.sh" "$proj/vmtest/lib/"
 git -C "$proj" init -q
 git -C "$proj" config user.name "Project Identity"
@@ -287,6 +288,17 @@ check "the virtio cover letter goes to the virtio maintainers" \
 	grep -q '"Michael S. Tsirkin" <mst@' "$work/send-virtio/0000-cover-letter.patch"
 check "the net-next cover letter goes to the page_pool maintainers" \
 	grep -q 'Jesper Dangaard Brouer <hawk@' "$work/send-net-next/0000-cover-letter.patch"
+
+# The posting is for hardware: what only deterministic mode needs (the
+# tick alignment, SCHED_FIFO, RCU barriers between chunks, held pages) is
+# in vmtest/guest/deterministic.patch, which -D applies, and in no patch.
+emu='TICK_NSEC|bench_tick|bench_pause|rcu_barrier|sched_set_fifo|BENCH_SETTLE|held\['
+expect_no_grep "the posted series has no code only deterministic mode needs" \
+	<(cat "$REPO"/series/net-next/*.patch) "^\+.*($emu)"
+expect_grep "... which the runner's -D patch adds" \
+	"$REPO/vmtest/guest/deterministic.patch" "^\+.*bench_tick\(ns\)"
+expect_grep "... applied in -D mode" "$REPO/vmtest/vmtest.sh" \
+	'DETERMINISTIC.* patches\+=\(.*/guest/deterministic\.patch'
 
 # measure.sh refuses what it cannot use before it builds or boots
 expect_rc "measure.sh --loops x: exit 2" 2 "$work/measure.log" \

@@ -4,13 +4,12 @@
  * bench_page_pool_cross_cpu in github.com/netoptimizer/prototype-kernel:
  * one CPU allocates a pool's pages and hands them out round-robin, over a
  * ptr_ring each, to n others, which return them into the pool's ring
- * concurrently, all in softirq sections.  One row per n; its figure is
- * the returning CPUs' busy time per page.
+ * concurrently, in softirq sections of XCPU_BATCH pages, as a NAPI poll
+ * frees a budget's worth.  One row per n; its figure is the returning
+ * CPUs' time per page in those sections, less their clock reads.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/atomic.h>
-#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
@@ -26,71 +25,60 @@
 #define XCPU_MAX_RET	16
 #define XCPU_QSIZE	256	/* pages queued to one returning CPU */
 #define XCPU_BATCH	64	/* pages per softirq section */
-/* Holds every page in flight, so that no return finds the ring full */
-#define XCPU_POOL_SIZE	2048
+/*
+ * The most pages the pool owns: those queued, one a returner holds
+ * between its queue and the pool, one the allocating CPU holds, and a
+ * refill from the page allocator, which comes only when the pool's cache
+ * and ring are empty.  Its ring holds them all: no return finds it full.
+ */
+#define XCPU_POOL_SIZE	(XCPU_MAX_RET * (XCPU_QSIZE + 1) + 1 + \
+			 PP_ALLOC_CACHE_REFILL)
 /* A row fails when no page was handed out or returned for this long */
 #define XCPU_STALL_NS	(10ULL * NSEC_PER_SEC)
-
-/* A returner runs until told to stop; one whose stop timed out is left */
-enum { XCPU_RUN, XCPU_STOP, XCPU_DONE, XCPU_LEFT };
+/* Empty sections timed for the cost of a section's clock reads */
+#define XCPU_CLOCK_RUNS	1024
 
 struct xcpu_returner {
 	struct ptr_ring queue;
 	struct page_pool *pp;
 	struct task_struct *task;
-	struct completion done;
-	atomic_t state;
 	struct time_bench_record busy;	/* the sections that returned pages */
-	u64 pages;		/* returned so far */
-	u64 batches;		/* non-empty softirq sections */
+	struct time_bench_record clock;	/* empty sections */
+	u32 sent;		/* queued so far, published by the allocator */
+	u32 expect;		/* the row's pages for this returner */
+	u32 pages;		/* returned so far */
 	int cpu;
 };
 
+/* Return XCPU_BATCH pages a section, or the row's last ones, until stopped */
 static int xcpu_return(void *arg)
 {
 	struct xcpu_returner *r = arg;
-	struct page *page;
-	int n;
+	u32 done = 0, n, i;
 
-	while (atomic_read(&r->state) == XCPU_RUN) {
+	for (i = 0; i < XCPU_CLOCK_RUNS; i++) {
+		time_bench_start(&r->clock);
+		time_bench_stop(&r->clock, 1);
+	}
+	while (!kthread_should_stop()) {
+		n = min_t(u32, r->expect - done, XCPU_BATCH);
+		/* Pairs with xcpu_pipe()'s release: n pages are queued */
+		if (!n || smp_load_acquire(&r->sent) - done < n) {
+			cond_resched();
+			continue;
+		}
 		time_bench_start(&r->busy);
 		local_bh_disable();
-		for (n = 0; n < XCPU_BATCH; n++) {
-			page = __ptr_ring_consume(&r->queue);
-			if (!page)
-				break;
-			page_pool_put_full_page(r->pp, page, false);
-		}
+		for (i = 0; i < n; i++)
+			page_pool_put_full_page(r->pp,
+						__ptr_ring_consume(&r->queue),
+						false);
 		local_bh_enable();
-		if (n) {
-			time_bench_stop(&r->busy, n);
-			WRITE_ONCE(r->pages, r->pages + n);
-			r->batches++;
-		}
-		cond_resched();
+		time_bench_stop(&r->busy, n);
+		done += n;
+		WRITE_ONCE(r->pages, done);
 	}
-	/* Left by xcpu_stop(), which took a module reference for it */
-	if (atomic_cmpxchg(&r->state, XCPU_STOP, XCPU_DONE) == XCPU_LEFT)
-		module_put_and_kthread_exit(0);
-	kthread_complete_and_exit(&r->done, 0);
-}
-
-/*
- * Stop a returner within XCPU_STALL_NS, or leave it to stop when it gets
- * its CPU back, holding the module, its queue and @r until then: false.
- */
-static bool xcpu_stop(struct xcpu_returner *r)
-{
-	atomic_set(&r->state, XCPU_STOP);
-	if (wait_for_completion_timeout(&r->done,
-					nsecs_to_jiffies(XCPU_STALL_NS)))
-		return true;
-	__module_get(THIS_MODULE);
-	if (atomic_cmpxchg(&r->state, XCPU_STOP, XCPU_LEFT) == XCPU_STOP)
-		return false;
-	module_put(THIS_MODULE);	/* it stopped meanwhile */
-	wait_for_completion(&r->done);
-	return true;
+	return 0;
 }
 
 static u64 xcpu_returned(struct xcpu_returner *r, int nr)
@@ -126,7 +114,7 @@ static int xcpu_pipe(struct page_pool *pp, struct xcpu_returner *r, int nr,
 {
 	u64 sent = 0, seen = 0, since = ktime_get_ns();
 	struct page *page = NULL;
-	int q = 0, n;
+	int q = 0, n, i;
 
 	while (sent < total) {
 		time_bench_start(alloc);
@@ -144,6 +132,14 @@ static int xcpu_pipe(struct page_pool *pp, struct xcpu_returner *r, int nr,
 		local_bh_enable();
 		if (n)
 			time_bench_stop(alloc, n);
+		for (i = 0; i < nr; i++) {
+			/*
+			 * What r[i] got, round-robin from r[0]; pairs with its
+			 * acquire: that many pages are in its queue
+			 */
+			smp_store_release(&r[i].sent,
+					  (u32)div_u64(sent + nr - 1 - i, nr));
+		}
 		if (xcpu_stuck(r, nr, sent, &seen, &since, stop))
 			break;
 		cond_resched();
@@ -179,21 +175,42 @@ static u64 xcpu_pct(struct time_bench_record *busy,
 	return div64_u64(busy->time_interval * 100, wall->time_interval);
 }
 
-/* The row's "Row:" lines; @ret gets the returning CPUs' sections */
+/*
+ * @ret gets the returning CPUs' sections, each less what its clock reads
+ * took: 0 when they took longer than the sections
+ */
+static bool xcpu_sum(struct xcpu_returner *r, int nr,
+		     struct time_bench_record *ret)
+{
+	u64 sections, ns, cycles;
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		sections = DIV_ROUND_UP(r[i].pages, XCPU_BATCH);
+		ns = div_u64(sections * r[i].clock.time_interval,
+			     XCPU_CLOCK_RUNS);
+		cycles = div_u64(sections * r[i].clock.tsc_interval,
+				 XCPU_CLOCK_RUNS);
+		if (ns >= r[i].busy.time_interval ||
+		    cycles > r[i].busy.tsc_interval)
+			return false;
+		ret->time_interval += r[i].busy.time_interval - ns;
+		ret->tsc_interval += r[i].busy.tsc_interval - cycles;
+		ret->invoked_cnt += r[i].busy.invoked_cnt;
+	}
+	return true;
+}
+
+/* The row's "Row:" lines */
 static void xcpu_print(const char *name, struct xcpu_returner *r, int nr,
 		       struct time_bench_record *wall,
-		       struct time_bench_record *alloc,
-		       struct time_bench_record *ret)
+		       struct time_bench_record *alloc)
 {
 	int cpu = smp_processor_id(), i;
 	u64 most = 0;
 
-	for (i = 0; i < nr; i++) {
-		ret->time_interval += r[i].busy.time_interval;
-		ret->tsc_interval += r[i].busy.tsc_interval;
-		ret->invoked_cnt += r[i].busy.invoked_cnt;
+	for (i = 0; i < nr; i++)
 		most = max(most, xcpu_pct(&r[i].busy, wall));
-	}
 	pr_info("Row:%s %llu pages/s, allocating cpu%d (core %d, node %d) busy %llu%%, bound by the %s\n",
 		name, div64_u64(wall->invoked_cnt * NSEC_PER_SEC,
 				wall->time_interval),
@@ -201,10 +218,11 @@ static void xcpu_print(const char *name, struct xcpu_returner *r, int nr,
 		xcpu_pct(alloc, wall), xcpu_pct(alloc, wall) >= most ?
 		"allocating CPU" : "returning CPUs");
 	for (i = 0; i < nr; i++)
-		pr_info("Row:%s returning cpu%d (core %d, node %d): %llu pages in %llu sections, busy %llu%%\n",
+		pr_info("Row:%s returning cpu%d (core %d, node %d): %u pages, busy %llu%%, clock reads %llu ns a section\n",
 			name, r[i].cpu, topology_core_id(r[i].cpu),
-			cpu_to_node(r[i].cpu), r[i].pages, r[i].batches,
-			xcpu_pct(&r[i].busy, wall));
+			cpu_to_node(r[i].cpu), r[i].pages,
+			xcpu_pct(&r[i].busy, wall),
+			div_u64(r[i].clock.time_interval, XCPU_CLOCK_RUNS));
 }
 
 /* One row: @nr CPUs return; 0 when it passed */
@@ -221,7 +239,6 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 	int i, cpu, err = 0;
 	char name[32];
 	const char *why = NULL;
-	bool left = false;
 
 	snprintf(name, sizeof(name), "cross_cpu_return_%dcpu", nr);
 	r = kcalloc(nr, sizeof(*r), GFP_KERNEL);
@@ -239,6 +256,7 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 	cpu = -1;
 	for (i = 0; i < nr && !err; i++) {
 		r[i].pp = r[0].pp;
+		r[i].expect = div_u64(pages + nr - 1 - i, nr);
 		do
 			cpu = cpumask_next(cpu, cpu_online_mask);
 		while (cpu == smp_processor_id());
@@ -250,7 +268,6 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 		err = ptr_ring_init(&r[i].queue, XCPU_QSIZE, GFP_KERNEL);
 		if (err)
 			break;
-		init_completion(&r[i].done);
 		r[i].task = kthread_create_on_cpu(xcpu_return, &r[i], cpu,
 						  "bench_pp_ret/%u");
 		if (IS_ERR(r[i].task)) {
@@ -260,16 +277,12 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 		}
 	}
 	nr = i;		/* the returners that have a queue and a thread */
-	if (err)
-		why = "cannot start the returning CPUs";
 	ring = xcpu_ring_stats(r[0].pp, &full0);
-	for (i = 0; i < nr; i++) {
-		if (err)	/* each started thread runs, to stop */
-			atomic_set(&r[i].state, XCPU_STOP);
-		wake_up_process(r[i].task);
-	}
-
-	if (!err) {
+	if (err) {
+		why = "cannot start the returning CPUs";
+	} else {
+		for (i = 0; i < nr; i++)
+			wake_up_process(r[i].task);
 		time_bench_start(&rec);
 		err = xcpu_pipe(r[0].pp, r, nr, pages, &alloc, stop);
 		time_bench_stop(&rec, pages);
@@ -280,13 +293,8 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 	for (i = 0; i < nr; i++) {
 		struct page *page;
 
-		if (!xcpu_stop(&r[i])) {
-			pr_err("Fail:%s returning cpu%d did not stop in 10 s: left to stop when it runs, holding the module\n",
-			       name, r[i].cpu);
-			why = why ?: "a returning CPU did not stop";
-			left = true;
-			continue;
-		}
+		/* Waits as long as a starved returner takes to run again */
+		kthread_stop(r[i].task);
 		/* What a failed row left queued goes back to the pool */
 		while ((page = __ptr_ring_consume(&r[i].queue)))
 			page_pool_put_full_page(r[0].pp, page, false);
@@ -301,19 +309,17 @@ static int xcpu_row(int nr, u32 pages, const bool *stop)
 		if (ring != pages)
 			why = "pages took another path (see Path: line)";
 	}
-	if (!why && !time_bench_calc_stats(&rec))
+	if (!why && (!time_bench_calc_stats(&rec) || !xcpu_sum(r, nr, &ret) ||
+		     !time_bench_calc_stats(&ret)))
 		why = "timing failed";
-	if (!why)
-		xcpu_print(name, r, nr, &rec, &alloc, &ret);
-	if (!why && !time_bench_calc_stats(&ret))
-		why = "timing failed";
-	if (why)
+	if (why) {
 		pr_err("Fail:%s %s\n", name, why);
-	else
+	} else {
+		xcpu_print(name, r, nr, &rec, &alloc);
 		time_bench_print(name, &ret);
+	}
 	page_pool_destroy(r[0].pp);
-	if (!left)
-		kfree(r);
+	kfree(r);
 	return why ? 1 : 0;
 }
 

@@ -4,16 +4,10 @@
  *
  * The tests run from module init, in a kernel thread bound to the first
  * online CPU the loading process may run on (taskset chooses it).  Each
- * test is timed in chunks of at most BENCH_CHUNK elements, each between
- * two ticks.  The thread runs SCHED_FIFO, so that no other task preempts
- * it inside a chunk.  It
- * sleeps before each test's timed chunks and after every BENCH_RUN_NS of
- * them, so that the tasks it keeps waiting (the kernel log's readers,
- * woken by each result) run outside the timed chunks, and then waits for
- * the RCU callbacks queued until then.  Each test first runs one chunk
- * untimed, and BENCH_SETTLE elements untimed after each sleep.
- * Init fails with -EIO when a test failed and with -EINTR when the
- * loading process was killed.
+ * test runs one chunk untimed, then is timed in chunks of BENCH_CHUNK
+ * elements, with a reschedule point between them; its figure is the sum
+ * over the chunks.  Init fails with -EIO when a test failed and with
+ * -EINTR when the loading process was killed.
  *
  * The *_dma tests use a pool that DMA-maps its pages and syncs them for
  * the device on recycling, as most drivers' pools do, for a device the
@@ -27,39 +21,26 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/device/faux.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/netdevice.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <net/page_pool/helpers.h>
-#include <linux/device/faux.h>
 
 #include "bench_page_pool.h"
 #include "time_bench.h"
 
-static int verbose = 1;
 #define MY_POOL_SIZE 1024
 #define BENCH_CHUNK 8192	/* elements timed without a reschedule */
-/* A timed chunk takes at most this share of a tick (see bench_tick()) */
-#define BENCH_TICK_SHARE 8
-/*
- * Elements run untimed after each pause: enough frees to bring the page
- * allocator's per-CPU free_count, which another task's allocation in the
- * pause halves, back to its cap (63 << CONFIG_PCP_BATCH_SCALE_MAX pages)
- */
-#define BENCH_SETTLE 4096
-/* Below RT throttling's 950 ms of every second */
-#define BENCH_RUN_NS (100 * NSEC_PER_MSEC)
 
 /* Makes tests selectable. Useful for perf-record to analyze a single test.
  * Hint: Bash shells support writing binary number like: $((2#101010)
  *
- * # modprobe bench_page_pool_simple run_flags=$((2#100))
+ * # modprobe bench_page_pool run_flags=$((2#100))
  */
 static unsigned long run_flags = 0xFFFFFFFF;
 module_param(run_flags, ulong, 0);
@@ -215,7 +196,7 @@ static __always_inline int time_bench_page_pool(struct time_bench_record *rec,
 	time_bench_start(rec);
 	/** Loop to measure **/
 	for (i = 0; i < rec->loops; i++) {
-		/* Common fast-path alloc that depend on in_serving_softirq() */
+		/* The pool's cache, else its ring, else the page allocator */
 		page = page_pool_alloc_pages(pp, gfp_mask);
 		if (!page)
 			break;
@@ -409,28 +390,6 @@ static const struct bench_test bench_tests[] = {
 	},
 };
 
-/*
- * A sleep of one jiffy, always or once BENCH_RUN_NS passed since the last,
- * for the tasks the thread keeps waiting; then the wait for the RCU
- * callbacks queued until now, which would otherwise run in the softirqs of
- * the next timed chunk (other tasks' freed objects, which also change what
- * the test's own allocations find in the slab and page allocators).  It
- * waits twice: the tasks that ran during the first wait queued theirs.
- * Returns whether it paused.
- */
-static bool bench_pause(bool always)
-{
-	static u64 last;
-
-	if (!always && ktime_get_ns() - last <= BENCH_RUN_NS)
-		return false;
-	schedule_timeout_uninterruptible(1);
-	rcu_barrier();
-	rcu_barrier();
-	last = ktime_get_ns();
-	return true;
-}
-
 /* REC->loops elements of the test, untimed: 0 when the test failed */
 static int bench_untimed(struct bench_run *run, struct time_bench_record *rec)
 {
@@ -438,59 +397,6 @@ static int bench_untimed(struct bench_run *run, struct time_bench_record *rec)
 
 	run->untimed += ret;
 	return ret;
-}
-
-/*
- * Nanoseconds since the last tick: CPUs tick at multiples of TICK_NSEC
- * (unless booted with skew_tick=1)
- */
-static u32 bench_since_tick(void)
-{
-	u32 since;
-
-	div_u64_rem(ktime_get_ns(), TICK_NSEC, &since);
-	return since;
-}
-
-/*
- * The tick is not the test's: its interrupt and the timers it expires
- * would be timed with the chunk they interrupt, and which timers expire
- * in a test depends on when the system armed them.  So a chunk that takes
- * NS starts only while NS and a quarter are left before the next tick,
- * or else after that tick (seen as the time since a tick falls).
- */
-static void bench_tick(u64 ns)
-{
-	u32 since = bench_since_tick(), last;
-
-	if (since + ns + ns / 4 <= TICK_NSEC)
-		return;
-	/*
-	 * No cpu_relax(): QEMU's TCG leaves its translated code at each
-	 * PAUSE, which made this wait take longer than the tests
-	 */
-	do {
-		last = since;
-		since = bench_since_tick();
-	} while (since >= last);
-	/* A little more: an interrupt can come late */
-	while (since < TICK_NSEC / 128)
-		since = bench_since_tick();
-}
-
-/*
- * Elements per chunk: the most, in powers of two (the same in every run
- * of one kernel), that take at most 1 / BENCH_TICK_SHARE of a tick at the
- * speed REC measured
- */
-static uint32_t bench_chunk(const struct time_bench_record *rec)
-{
-	uint32_t chunk = BENCH_CHUNK;
-
-	while (chunk > 1 && chunk * rec->time_interval * BENCH_TICK_SHARE >
-	       TICK_NSEC * rec->invoked_cnt)
-		chunk /= 2;
-	return chunk;
 }
 
 #ifdef CONFIG_PAGE_POOL_STATS
@@ -548,40 +454,27 @@ static int bench_chunks(struct time_bench_record *rec, void *data)
 	struct time_bench_record first = {
 		.loops = min_t(uint32_t, rec->loops, BENCH_CHUNK)
 	};
-	uint32_t total = rec->loops, done, chunk;
-	u64 ns = TICK_NSEC / BENCH_TICK_SHARE;
+	uint32_t total = rec->loops, done;
 	struct bench_run *run = data;
 
 	/*
 	 * One chunk untimed first, so that the timed chunks start from the
 	 * state they keep (the pool, its ring, the page allocator's per-CPU
-	 * lists), whatever the previous test left.  The tasks that run in a
-	 * pause change that state too (a page more or less in a per-CPU list
-	 * makes the next chunk drain or refill a batch; an allocation halves
-	 * its free_count, which each free then raises again), and the
-	 * elements run untimed after each pause take it back to where the
-	 * chunks keep it.
+	 * lists), whatever the previous test left
 	 */
 	if (!bench_untimed(run, &first))
 		return 0;
-	chunk = bench_chunk(&first);
 	if (run->test->expect)
 		bench_path_start(run);
 	for (done = 0; done < total; done += rec->loops) {
-		struct time_bench_record settle = { .loops = BENCH_SETTLE };
-		u64 before = rec->time_interval;
-
-		rec->loops = min_t(uint32_t, total - done, chunk);
+		rec->loops = min_t(uint32_t, total - done, BENCH_CHUNK);
 		if (READ_ONCE(bench_stop)) {
 			run->why = "stopped by a signal";
 			return 0;
 		}
-		if (bench_pause(!done) && !bench_untimed(run, &settle))
-			return 0;
-		bench_tick(ns);
+		cond_resched();
 		if (!run->test->func(rec, data))
 			return 0;
-		ns = rec->time_interval - before;
 	}
 	if (run->test->expect &&
 	    !bench_path_ok(run, rec->invoked_cnt + run->untimed))
@@ -600,9 +493,7 @@ static void bench_run(const struct bench_test *t)
 		.dma_dir = DMA_BIDIRECTIONAL,
 	};
 	struct bench_run run = { .test = t };
-	struct page *held[2] = {};
 	bool ok;
-	int i;
 
 	if (t->napi)
 		pp_params.napi = &bench_napi;
@@ -623,25 +514,10 @@ static void bench_run(const struct bench_test *t)
 			bench_fail(t->name, "cannot create a page_pool");
 			return;
 		}
-		/*
-		 * A driver's pool has pages in flight.  Holding the first two
-		 * pages a DMA-mapped pool maps keeps the nodes of its DMA
-		 * index: a refill maps 64 pages, whose indices (from 1) cross
-		 * a node's boundary, and without them the slow path, whose
-		 * only page in flight is the one it times, would allocate
-		 * nodes of the shared radix_tree_node cache and free them
-		 * through RCU with each refill: its figure would then depend
-		 * on the state other users leave that cache in.
-		 */
-		for (i = 0; t->dma && i < ARRAY_SIZE(held); i++)
-			held[i] = page_pool_alloc_pages(run.pp, GFP_KERNEL);
 		pp_fill_ptr_ring(run.pp, 64);
 	}
-	ok = time_bench_loop(loops * (t->mult ?: 1), 0, (char *)t->name, &run,
+	ok = time_bench_loop(loops * (t->mult ?: 1), 0, t->name, &run,
 			     bench_chunks);
-	for (i = 0; i < ARRAY_SIZE(held); i++)
-		if (held[i])
-			page_pool_put_full_page(run.pp, held[i], false);
 	if (t->pool)
 		page_pool_destroy(run.pp);
 	if (!ok)
@@ -684,7 +560,6 @@ static int run_benchmark_tests(void *arg)
 {
 	int i;
 
-	sched_set_fifo_low(current);
 	if (enabled(bit_run_bench_dma))
 		bench_dma_dev_setup();
 	for (i = 0; i < ARRAY_SIZE(bench_tests); i++) {
@@ -749,8 +624,7 @@ module_init(bench_page_pool_simple_module_init);
 
 static void __exit bench_page_pool_simple_module_exit(void)
 {
-	if (verbose)
-		pr_info("Unloaded\n");
+	pr_info("Unloaded\n");
 }
 module_exit(bench_page_pool_simple_module_exit);
 

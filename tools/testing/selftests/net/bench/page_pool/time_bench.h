@@ -46,7 +46,7 @@ static __always_inline uint64_t time_bench_cycles(void)
 
 /** Generic functions **
  */
-bool time_bench_loop(uint32_t loops, int step, char *txt, void *data,
+bool time_bench_loop(uint32_t loops, int step, const char *txt, void *data,
 		     int (*func)(struct time_bench_record *rec, void *data));
 bool time_bench_calc_stats(struct time_bench_record *rec);
 void time_bench_print(const char *txt, struct time_bench_record *rec);
