@@ -69,6 +69,7 @@ code. vmtest/README.md says how each option works.
       --profile P     current built as tiny (default) or distro (with
                       Debian's options that change the timed paths)
   -p, --param K=V     benchmark module parameter (repeatable)
+      --append ARGS   more kernel command line (skew_tick=1, say)
       --module-patch P  the module built with this runner-only patch too,
                       relative to net/bench (repeatable; a fault to
                       inject, say)
@@ -120,6 +121,7 @@ STOP_AFTER=
 JOB_FILE=
 PARAMS=()
 MODULE_PATCHES=()
+VM_APPEND=
 ENVS=()
 COMMAND=()
 
@@ -156,6 +158,7 @@ parse_args()
 		--attribute) ATTRIBUTE=1 ;;
 		-p | --param) PARAMS+=("${2:-}"); shift ;;
 		--module-patch) MODULE_PATCHES+=("${2:-}"); shift ;;
+		--append) VM_APPEND=${2:-}; shift ;;
 		-e | --env) ENVS+=("${2:-}"); shift ;;
 		--how) HOW=${2:-}; shift ;;
 		-s | --shell) SHELL_MODE=1 ;;

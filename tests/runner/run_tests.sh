@@ -226,6 +226,9 @@ check "--dma iommu: q35, intel-iommu before any PCI device, the edu device" \
 	grep -q -- '^-M q35 -device intel-iommu -device edu ' "$work/dma-iommu/qemu.args"
 check "--dma iommu: intel_iommu=on on the command line" \
 	grep -q -- 'intel_iommu=on' "$work/dma-iommu/qemu.args"
+stage append boot FAKE_BOOTS=pass VM_APPEND="skew_tick=1 nohz_full=1"
+check "--append: its words end the guest's command line, before the init's" \
+	grep -q -- 'skew_tick=1 nohz_full=1 -- vmtest_init=' "$work/append/qemu.args"
 expect_rc "--dma sideways: exit 2" 2 "$work/dma-bad.log" \
 	"$REPO/vmtest/vmtest.sh" --dma sideways
 expect_grep "... naming the choices" "$work/dma-bad.log" 'direct, swiotlb or iommu'

@@ -150,6 +150,7 @@ boot_vm()
 	# The *_dma tests' DMA layer: bounce buffers for every mapping, or the
 	# emulated VT-d for the runner-only patch's edu device (VT-d first)
 	[ "${VM_DMA:-direct}" = swiotlb ] && append+=" swiotlb=force"
+	[ -z "${VM_APPEND:-}" ] || append+=" $VM_APPEND"
 	read -ra machine <<<"$QEMU_MACHINE"
 	if [ "${VM_DMA:-direct}" = iommu ]; then
 		append+=" intel_iommu=on"
