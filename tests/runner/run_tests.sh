@@ -181,7 +181,10 @@ check "guest: a target without a result: 1" \
 check "guest: a test that prints no KTAP fails: 1" \
 	test "$(guest_rc noktap "$(both "ok 2 $PR" 'ran, said nothing')")" = 1
 expect_grep "guest: says which test printed no KTAP" "$work/guest-noktap.log" \
-	'^vmtest: KTAP of ptr_ring: ptr_ring_test: printed no KTAP plan$'
+	'^vmtest: KTAP of ptr_ring: ptr_ring_test: printed no KTAP plan and no result$'
+check "guest: results without a plan (KTAP allows it) pass: 0" \
+	test "$(guest_rc noplan "$(both "ok 2 $PR" 'TAP version 13' 'ok 1 one' \
+	'ok 2 two')")" = 0
 check "guest: a short plan fails: 1" test "$(guest_rc short "$(both "ok 2 $PR" \
 	'TAP version 13' '1..3' 'ok 1 one' 'ok 2 two')")" = 1
 expect_grep "guest: says the plan is short" "$work/guest-short.log" \
