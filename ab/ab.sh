@@ -27,8 +27,9 @@
 #                       instead of instruction counts
 #   --attribute         also per function: each boot counted by QEMU's
 #                       plugin (vmtest.sh --attribute), the functions
-#                       that moved listed under the table, and a test
-#                       that ran none of the changed code "not covered"
+#                       that moved listed under the table, and verdicts
+#                       the change's, not its placement's: "not
+#                       covered", "placement" (ab/verdict.py --help)
 #   --profile P         the base's config: distro (default: Debian's
 #                       options that change the timed paths) or tiny
 #   --allow-config-diff compare kernels whose .config differ in options
@@ -349,13 +350,13 @@ det=(--deterministic)
 { boot_facts base; boot_facts change; } >>"$out/manifest"
 refuse_differences 'qemu cpu' 'qemu version'
 # With the per-function counts: the functions that moved, and the tests
-# that ran none of the changed code ("not covered", not "same")
+# that ran none of the changed code, and the thunks' moves (placement)
 covered=()
 if [ "$attribute" -eq 1 ]; then
 	"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" \
-		--changed "$out/changed-functions" --uncovered "$out/not-covered" \
+		--changed "$out/changed-functions" --attribution "$out/attribution" \
 		>"$out/attribution.txt" || die "the boots' profiles cannot be read"
-	covered=(--not-covered "$out/not-covered")
+	covered=(--attribution "$out/attribution")
 fi
 {
 	if [ "$format" != json ]; then

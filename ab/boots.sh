@@ -113,15 +113,15 @@ boot_all()
 	return "$failed"
 }
 
-# model_table FORMAT [--not-covered FILE] --base BOOT... --change BOOT...:
+# model_table FORMAT [--attribution FILE] --base BOOT... --change BOOT...:
 # the boots' model cycles (--attribute's estimate, BOOT/model.tap) as a
-# table, FILE's tests "not covered" as in the instructions' table
+# table, its verdicts the change's as in the instructions' table
 model_table()
 {
 	local format=$1 a taps=()
 
 	shift
-	if [ "$1" = --not-covered ]; then taps+=("$1" "$2"); shift 2; fi
+	if [ "$1" = --attribution ]; then taps+=("$1" "$2"); shift 2; fi
 	for a in "$@"; do
 		case $a in
 		--*) taps+=("$a") ;;

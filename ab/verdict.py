@@ -28,10 +28,22 @@ needs two one-sided tests (TOST, Holm too) to put the change inside
 +-MARGIN %.  Else "unknown", with the runs a side with which a change of
 MARGIN % would reach the test at 80 % power, given the spread seen.
 
-A test only one side has reads "only in base" or "only in change".  A
-test --not-covered lists (one a line: it ran none of the functions whose
-code the change altered, ab.sh's attribution) reads "not covered" where
-it would read "same" or "unknown": its figure says nothing of the change.
+A test only one side has reads "only in base" or "only in change".
+
+With --attribution (vmtest/lib/insn_profile.py's per-test lines: whether
+the test ran a function whose code the change altered, the insn/elem
+those functions moved, the insn/elem the mitigations' thunks moved) a
+verdict is the change's, not its code placement's.  Where a change
+grows or shrinks a function, the functions after it move, and returns
+and indirect branches elsewhere gain or lose a thunk (ITS) by where
+they land: real instructions of that build, but luck of placement.  So
+a test that ran none of the changed code reads "not covered", whatever
+its figure did; one whose changed functions' counts did not move reads
+"placement" where its figure moved all the same; the others are judged
+on the change's figures less the thunks' difference.  The thunks'
+difference is a column of its own, and the verdict as built (placement
+included) is in --format json, as "as_built".
+
 --format json gives the rows with each side's per-run samples, the
 header, the notes and, with --manifest, ab.sh's "key: value" lines.
 
@@ -63,6 +75,9 @@ NOISES = 3.0
 # The smallest change of a deterministic figure (see the docstring)
 RESOLUTION = 0.5
 UNKNOWN = 'unknown (run more)'
+# insn/elem: changed functions that moved less did not move (the
+# attribution's counts are means of per-element counts)
+MOVED = 0.05
 
 
 def rule(exact, margin, alpha):
@@ -301,18 +316,40 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
                           disturbed_notes(data, exact)), data
 
 
-def mark_uncovered(rows, tests):
-    """Rows of TESTS (and their TEST:model...) that read "same" or
-    "unknown" read "not covered"; a note for one that moved all the same."""
-    notes = []
+def read_attribution(path):
+    """{test: (ran changed code, own insn/elem, placement insn/elem)}."""
+    found = {}
+    with open(path, encoding='utf-8') as lines:
+        for line in lines:
+            try:
+                test, ran, own, place = line.split()
+                found[test] = (ran == '1', float(own), float(place))
+            except ValueError as err:
+                raise ktap.KtapError(f'{path}: not an attribution line: '
+                                     f'{line.strip()!r}') from err
+    return found
+
+
+def attribute(rows, data, found, deterministic):
+    """Each row's verdict made the change's (see the docstring), its
+    thunks' difference appended; {test: verdict as built}."""
+    as_built = {}
     for row in rows:
-        ran = row[0].split(':')[0] in tests
-        if ran and (row[5] == 'same' or row[5].startswith('unknown')):
+        test = row[0].split(':')[0]
+        if test not in found or row[5].startswith('only'):
+            row.append('-')
+            continue
+        ran, own, place = found[test]
+        as_built[row[0]] = row[5]
+        row.append(f'{place:+.3f}')
+        before, after, unit = data[row[0]]
+        if not ran:
             row[5] = 'not covered'
-        elif ran and not row[5].startswith('only'):
-            notes.append(f'{row[0]}: {row[5]}, but it ran none of the '
-                         'changed code')
-    return notes
+        elif abs(own) < MOVED:
+            row[5] = 'same' if row[5] == 'same' else 'placement'
+        elif is_exact(unit, deterministic) and unit in ('insn', 'ns'):
+            row[5] = judge_deterministic(before, [a - place for a in after])
+    return as_built
 
 
 def manifest(path):
@@ -325,25 +362,29 @@ def manifest(path):
     return {k: v[0] if len(v) == 1 else v for k, v in found.items()}
 
 
-def as_json(rows, header, notes, data, extra):
+def as_json(rows, header, notes, data, extra, as_built):
     """The table as JSON, with the per-run samples."""
-    keys = ('test', 'base', 'change', 'delta', 'percent', 'verdict')
+    keys = ('test', 'base', 'change', 'delta', 'percent', 'verdict',
+            'placement')
     table = [dict(zip(keys, row)) for row in rows]
     for row in table:
         if row['test'] in data:
             before, after, unit = data[row['test']]
             row.update(unit=unit, base_runs=before, change_runs=after)
+        if row['test'] in as_built:
+            row['as_built'] = as_built[row['test']]
     return json.dumps({'header': header, 'notes': notes, 'rows': table,
                        **extra}, indent=1, ensure_ascii=False) + '\n'
 
 
 def render(rows, header, notes, fmt):
     """The table as text for a mail or as Markdown."""
-    head = ['test', 'base', 'change', 'Δ/elem', '%', 'verdict']
+    head = ['test', 'base', 'change', 'Δ/elem', '%', 'verdict',
+            'placement'][:len(rows[0])]
     if fmt == 'markdown':
         lines = [header, ''] + ['- note: ' + n for n in notes] + [
             '', '| ' + ' | '.join(head) + ' |',
-            '|' + '---|' * 5 + '---|'] + [
+            '|' + '---|' * len(head)] + [
             '| ' + ' | '.join(r) + ' |' for r in rows]
         return '\n'.join(lines) + '\n'
     # One unit for the whole table: the header says it
@@ -352,7 +393,7 @@ def render(rows, header, notes, fmt):
         unit = (units - {'-'}).pop()
         rows = [[r[0]] + [c.removesuffix(unit) for c in r[1:3]] + r[3:]
                 for r in rows]
-    widths = [max(len(r[i]) for r in rows + [head]) for i in range(6)]
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     lines = [textwrap.fill(line, 79, subsequent_indent='  ',
                            break_on_hyphens=False)
              for line in [header] + ['note: ' + n for n in notes]] + [
@@ -382,8 +423,9 @@ def main(argv=None):
     parser.add_argument('--alpha', type=float, default=ALPHA, metavar='A',
                         help='family-wise error rate of the timing tests '
                         f'(default {ALPHA:g})')
-    parser.add_argument('--not-covered', metavar='FILE',
-                        help='the tests that ran none of the changed code')
+    parser.add_argument('--attribution', metavar='FILE',
+                        help="insn_profile.py's per-test attribution: "
+                        "verdicts the change's, not its placement's")
     parser.add_argument('--fail-on-slower', action='store_true',
                         help='exit 1 when a test is slower')
     args = parser.parse_args(argv)
@@ -402,9 +444,13 @@ def main(argv=None):
                                             args.alpha)
         extra = {'manifest': manifest(args.manifest)} if args.manifest \
             else {}
-        if args.not_covered:
-            with open(args.not_covered, encoding='utf-8') as lines:
-                notes += mark_uncovered(rows, lines.read().split())
+        as_built = {}
+        if args.attribution:
+            as_built = attribute(rows, data,
+                                 read_attribution(args.attribution),
+                                 args.deterministic)
+            header += ('; verdicts the change\'s: placement (the thunks\' '
+                       'insn/elem) apart')
     except ktap.KtapError as err:
         print(f'verdict.py: {err}', file=sys.stderr)
         return 2
@@ -412,7 +458,7 @@ def main(argv=None):
         print(f'verdict.py: {err.filename}: {err.strerror}', file=sys.stderr)
         return 2
     if args.format == 'json':
-        sys.stdout.write(as_json(rows, header, notes, data, extra))
+        sys.stdout.write(as_json(rows, header, notes, data, extra, as_built))
     else:
         sys.stdout.write(render(rows, header, notes, args.format))
     slower = any(r[5] == 'slower' for r in rows)

@@ -75,9 +75,9 @@ expect_rc "ab.sh --attribute: exit 0" 0 "$tmp/ab-attr.log" \
 expect_grep "ab.sh --attribute: ... the function that moved" \
 	"$tmp/out-attr/table.text" '^no-softirq-page_pool01: page_pool_alloc_netmems \+1\.00$'
 expect_grep "ab.sh --attribute: ... a test that ran no changed code is not covered, in both tables" \
-	"$tmp/out-attr/table.text" '^for_loop +3\.001 +3\.001 .* not covered$'
+	"$tmp/out-attr/table.text" '^for_loop +3\.001 +3\.001 .* not covered +[-+]0\.000$'
 expect_grep "ab.sh --attribute: ... its model cycles too" \
-	"$tmp/out-attr/table.text" '^for_loop:model +0\.750 +0\.750 .* not covered$'
+	"$tmp/out-attr/table.text" '^for_loop:model +0\.750 +0\.750 .* not covered +[-+]0\.000$'
 printf 'CONFIG_JUMP_LABEL=y\nCONFIG_PROVE_LOCKING=y\n' >"$tmp/change/.config"
 expect_rc "ab.sh: sides whose debug options differ are refused, exit 2" 2 \
 	"$tmp/ab-cfg.log" sides

@@ -481,18 +481,49 @@ class Command(Case):
         self.assertEqual(self.cli_on(boots(0), boots(0),
                                      '--fail-on-slower')[0], 0)
 
-    def test_not_covered(self):
-        """--not-covered: a listed test that reads "same" reads "not
-        covered"; a listed one that moved keeps its verdict, with a note"""
-        listed = self.write('n', ['for_loop\nlock\n'])[0]
-        code, out, _ = self.cli_on(boots(0), boots(1, {'lock': 1}),
-                                   '--not-covered', listed)
+    def test_attribution(self):
+        """--attribution: verdicts the change's, not its placement's. A
+        test that ran no changed code: "not covered", even when its
+        thunks moved it by 2 insn/elem; one whose changed functions did
+        not move, only its thunks: "placement", never slower/faster; one
+        whose changed function moved keeps its verdict, judged without
+        the thunks' difference; the thunks apart, in a column; the
+        as-built verdict in JSON"""
+        shift = {'lock': 2, 'no-softirq-page_pool01': -1,
+                 'no-softirq-page_pool02': 3, 'no-softirq-page_pool03': 1}
+        attr = self.write('a', [
+            'lock 0 0.000 2.000\n'                     # ran none of it
+            'no-softirq-page_pool01 1 0.000 -1.000\n'  # only thunks moved
+            'no-softirq-page_pool02 1 2.000 1.000\n'   # its own +2, thunk +1
+            'no-softirq-page_pool03 1 1.000 1.000\n'   # thunk alone: same
+            'for_loop 0 0.000 0.000\n'])[0]
+        code, out, _ = self.cli_on(boots(0), boots(1, shift),
+                                   '--attribution', attr)
         self.assertEqual(code, 0)
-        self.assertRegex(out, r'\nfor_loop +.* not covered\n')
-        self.assertRegex(out, r'\nlock +.* slower\n')
-        self.assertIn('note: lock: slower, but it ran none of the changed '
-                      'code', out)
-        self.assertRegex(out, r'\natomic_inc +.* same\n')
+        self.assertRegex(out, r'\nlock +.* \+2\.\d+ .* not covered +'
+                         r'\+2\.000\n')
+        self.assertRegex(out, r'\nno-softirq-page_pool01 +.* placement +'
+                         r'-1\.000\n')
+        self.assertRegex(out, r'\nno-softirq-page_pool02 +.* \+3\.\d+ .* '
+                         r'slower +\+1\.000\n')
+        self.assertRegex(out, r'\nno-softirq-page_pool03 +.* same +\+1\.000\n')
+        self.assertRegex(out, r'\nfor_loop +.* not covered +\+0\.000\n')
+        self.assertRegex(out, r'\natomic_inc +.* same +-\n')
+        self.assertRegex(out, r'\ntest +base .* verdict +placement\n')
+        code, out, _ = self.cli_on(boots(0), boots(1, shift),
+                                   '--attribution', attr, '--format', 'json')
+        rows = {r['test']: r for r in json.loads(out)['rows']}
+        self.assertEqual((rows['lock']['verdict'], rows['lock']['as_built'],
+                          rows['lock']['placement']),
+                         ('not covered', 'slower', '+2.000'))
+        self.assertEqual((rows['no-softirq-page_pool01']['verdict'],
+                          rows['no-softirq-page_pool01']['as_built']),
+                         ('placement', 'faster'))
+        self.assertEqual(rows['no-softirq-page_pool03']['as_built'], 'slower')
+        bad = self.write('x', ['lock yes\n'])[0]
+        code, _, err = self.cli_on(boots(0), boots(1), '--attribution', bad)
+        self.assertEqual(code, 2)
+        self.assertIn("not an attribution line: 'lock yes'", err)
 
     def test_one_side_only(self):
         """a test one side lacks: its figure (the lowest run, as both

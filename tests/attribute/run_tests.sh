@@ -148,12 +148,18 @@ expect_grep "... and a job without events says so" "$work/moved.log" \
 printf '%s\n' 'net/core/page_pool.o page_pool_refill_alloc_cache' >"$work/changed"
 expect_rc "insn_profile.py --changed: a function the test never ran, exit 0" 0 \
 	"$work/cov.log" "$PROF" --base "$job" --change "$job" \
-	--changed "$work/changed" --uncovered "$work/uncovered"
-check "... the test is not covered" test "$(cat "$work/uncovered")" = no-softirq-page_pool01
+	--changed "$work/changed" --attribution "$work/attr"
+check "... the test ran none of the changed code, nothing moved" \
+	test "$(cat "$work/attr")" = "no-softirq-page_pool01 0 0.000 0.000"
 echo 'net/core/page_pool.o page_pool_alloc_pages' >>"$work/changed"
 "$PROF" --base "$job" --change "$job" --changed "$work/changed" \
-	--uncovered "$work/uncovered" >"$work/cov.log" 2>&1
-check "... and one it ran makes it covered" test ! -s "$work/uncovered"
+	--attribution "$work/attr" >"$work/cov.log" 2>&1
+check "... and one it ran makes it covered" \
+	test "$(cut -d' ' -f1,2 "$work/attr")" = "no-softirq-page_pool01 1"
+"$PROF" --base "$work/locked" --change "$work/thunk" --changed "$work/changed" \
+	--attribution "$work/attr" >"$work/cov.log" 2>&1
+check "... a thunk that moved is placement, apart from the changed code" \
+	grep -qx 'no-softirq-page_pool01 [01] 0\.000 [1-9][0-9.]*' "$work/attr"
 
 # The cost table on canned counts, per element: a loop of 100 plain
 # instructions, a locked add, an mfence, two calls and returns, an

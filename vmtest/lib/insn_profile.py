@@ -5,7 +5,7 @@
   insn_profile.py JOB [--ktap OUT] [--json OUT]
         the job's table; OUT: KTAP of each test's model cycles, the
         profile as JSON
-  insn_profile.py --base JOB... --change JOB... [--changed FILE --uncovered OUT]
+  insn_profile.py --base JOB... --change JOB... [--changed F --attribution OUT]
         the functions that moved
 
 A JOB is a vmtest.sh --attribute run's directory (or its saved
@@ -16,8 +16,12 @@ order and say how many elements each timed.  A block counts for the
 symbol at or below its start; calls are the executions of blocks that
 start a symbol.  Counts are per element; the check says which tests lack
 the functions their path needs (the path fingerprint).  With --changed
-(ab/objdiff.py's "OBJECT FUNCTION" lines), OUT gets the tests, one a
-line, in which no job ran any of those functions: not covered.
+(ab/objdiff.py's "OBJECT FUNCTION" lines), OUT gets a line a test: its
+name; 1 when a job ran one of those functions, else 0 (not covered);
+the insn/elem those functions moved (the change's own code); and the
+insn/elem the mitigations' thunks moved (placement: a return or an
+indirect branch takes a thunk by where it lands, which any change
+moves), change - base, ab/verdict.py's --attribution.
 """
 
 import argparse
@@ -303,11 +307,20 @@ def events_moved(base, change):
     return lines
 
 
-def uncovered(profiles, changed):
-    """The tests in which no profile ran a function of CHANGED."""
-    tests = dict.fromkeys(t for prof in profiles for t in prof)
-    return [t for t in tests if not any(
-        f in prof[t][3] for prof in profiles if t in prof for f in changed)]
+def attribution(base, change, changed):
+    """Per test: (whether a job ran a function of CHANGED, the insn/elem
+    those functions moved, the insn/elem the thunks moved)."""
+    before, after = mean(base), mean(change)
+    found = {}
+    for test in dict.fromkeys(t for prof in base + change for t in prof):
+        ran = any(f in prof[test][3] for prof in base + change
+                  if test in prof for f in changed)
+        keys = {k for k in set(before) | set(after) if k[0] == test}
+        moved_by = [sum(after.get(k, 0) - before.get(k, 0) for k in keys
+                        if pick(k[1])) for pick in (
+                            changed.__contains__, THUNK.match)]
+        found[test] = (ran, *moved_by)
+    return found
 
 
 def main(argv=None):
@@ -317,12 +330,12 @@ def main(argv=None):
     parser.add_argument('--base', nargs='+', metavar='JOB')
     parser.add_argument('--change', nargs='+', metavar='JOB')
     parser.add_argument('--changed', metavar='FILE')
-    parser.add_argument('--uncovered', metavar='OUT')
+    parser.add_argument('--attribution', metavar='OUT')
     parser.add_argument('--ktap', metavar='OUT')
     parser.add_argument('--json', metavar='OUT')
     args = parser.parse_args(argv)
-    if bool(args.changed) != bool(args.uncovered):
-        parser.error('--changed and --uncovered go together')
+    if bool(args.changed) != bool(args.attribution):
+        parser.error('--changed and --attribution go together')
     try:
         if args.base and args.change:
             base = [profile(j) for j in args.base]
@@ -332,9 +345,11 @@ def main(argv=None):
             if args.changed:
                 funcs = {line.split()[-1] for line in
                          read(args.changed).splitlines() if line.strip()}
-                with open(args.uncovered, 'w', encoding='utf-8') as out:
-                    out.writelines(f'{t}\n' for t in
-                                   uncovered(base + change, funcs))
+                with open(args.attribution, 'w', encoding='utf-8') as out:
+                    out.writelines(
+                        f'{t} {int(ran)} {own:.3f} {place:.3f}\n'
+                        for t, (ran, own, place) in
+                        attribution(base, change, funcs).items())
             return 0
         if not args.job:
             parser.error('a JOB, or --base and --change')
