@@ -160,7 +160,7 @@ static void *producer(void *arg)
 
 	while (seq < count && !has_failed()) {
 		switch (t->user) {
-		case TUN:	/* tun's lock and __ptr_ring_produce(), as tap's */
+		case TUN:	/* tap's; tun takes the lock around the same */
 			ret = ptr_ring_produce(r, item(seq));
 			seq += !ret;
 			break;
@@ -406,7 +406,7 @@ int main(int argc, char **argv)
 	}
 	if (opt != -1 || optind < argc || size < 1 || size > MAX_SIZE ||
 	    count < 1 || count > 100000000) {
-		fprintf(stderr, "Usage: %s [-s SIZE (1 to %ld)] [-n COUNT (1 to 100000000)]\n",
+		fprintf(stderr, "Usage: %s [-s 1..%ld] [-n 1..100000000]\n",
 			argv[0], MAX_SIZE);
 		exit(KSFT_FAIL);
 	}

@@ -29,7 +29,7 @@
 /* How a mode produces and consumes: each as one of the ring's users */
 enum how {
 	PRODUCE,		/* tap, veth */
-	PRODUCE_BATCH,		/* tun_xdp_xmit(), cpumap's bq_flush_to_queue() */
+	PRODUCE_BATCH,		/* tun_xdp_xmit(), cpumap's bq_flush */
 	CONSUME,
 	CONSUME_BATCHED,	/* vhost-net */
 	LOCKLESS,		/* page_pool_refill_alloc_cache() */
@@ -106,7 +106,7 @@ static struct run {
 	int nprod;
 	int ready ____cacheline_aligned_in_smp, failed;
 	struct timespec t0, t1;
-	/* Each thread's items, on cache lines of their own; [0]: the consumer */
+	/* Each thread's items, on cache lines of their own; [0]: consumer */
 	void **a[MAX_PRODUCERS + 1];
 } run;
 
@@ -311,9 +311,8 @@ static void run_mode(const struct mode *mode, long usable)
 	}
 	qsort(ns + 1, cfg.reps, sizeof(ns[0]), cmp);
 	med = (ns[1 + cfg.reps / 2] + ns[1 + (cfg.reps - 1) / 2]) / 2;
-	ksft_print_msg("%s (%s): ns_per_item min %.3f median %.3f max %.3f over %ld reps\n",
-		       mode->name, mode->users, ns[1], med, ns[cfg.reps],
-		       cfg.reps);
+	ksft_print_msg("%s (%s): ns_per_item min %.3f median %.3f max %.3f\n",
+		       mode->name, mode->users, ns[1], med, ns[cfg.reps]);
 	ksft_test_result_pass("%s # perf=%.3fns\n", mode->name, med);
 }
 
@@ -332,8 +331,8 @@ static const struct {
 	{ { "producers", 1, NULL, 'P' }, &cfg.producers, 1, MAX_PRODUCERS - 1 },
 	{ { "host-affinity", 1, NULL, 'H' }, &cfg.cpu[0], 0, CPU_SETSIZE - 1 },
 	{ { "guest-affinity", 1, NULL, 'G' }, &cfg.cpu[1], 0, CPU_SETSIZE - 1 },
-	{ .opt = { "mode", 1, NULL, 'm' } }, { .opt = { "help", 0, NULL, 'h' } },
-	{ }
+	{ .opt = { "mode", 1, NULL, 'm' } },
+	{ .opt = { "help", 0, NULL, 'h' } }, { }
 };
 
 static __noreturn void usage(const char *err, const char *arg)
@@ -389,7 +388,8 @@ static long parse_args(int argc, char **argv)
 			    *opts[i].val > opts[i].max)
 				usage("out of range or not a number:", optarg);
 		} else {
-			usage(opt == 'h' ? NULL : "bad option", argv[optind - 1]);
+			usage(opt == 'h' ? NULL : "bad option",
+			      argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -425,14 +425,15 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("out of memory\n");
 	ksft_print_header();
 	ksft_set_plan(__builtin_popcount(cfg.modes));
-	ksft_print_msg("ring-size %ld (r->batch %ld) run-cycles %ld batch %ld reps %ld\n",
-		       cfg.size, cfg.param ?: run.ring.batch, cfg.count,
-		       cfg.batch, cfg.reps);
+	ksft_print_msg("ring-size %ld (r->batch %ld) batch %ld\n", cfg.size,
+		       cfg.param ?: run.ring.batch, cfg.batch);
+	ksft_print_msg("run-cycles %ld, reps %ld after a warm-up\n", cfg.count,
+		       cfg.reps);
 	ptr_ring_cleanup(&run.ring, NULL);
-	ksft_print_msg("item arrays of %zu bytes, %d-byte aligned: consumer's at %p, producer 1's at %p\n",
-		       bytes, SMP_CACHE_BYTES, run.a[0], run.a[1]);
-	ksft_print_msg("consumer CPU %ld, producer CPU %ld; rep 0 warms up\n",
-		       cfg.cpu[0], cfg.cpu[1]);
+	ksft_print_msg("items: %zu bytes at %p (consumer), %p (producer 1)\n",
+		       bytes, run.a[0], run.a[1]);
+	ksft_print_msg("consumer CPU %ld, producer CPU %ld\n", cfg.cpu[0],
+		       cfg.cpu[1]);
 	for (i = 0; i < NR_MODES; i++)
 		if (cfg.modes & (1u << i))
 			run_mode(&modes[i], usable);
