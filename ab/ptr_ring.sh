@@ -5,10 +5,13 @@
 # built on each side's ptr_ring.h, so only the header differs; run
 # natively, base and change alternately, pinned as ptr_ring_test pins
 # itself (consumer on the last CPU, producer on the last but one); then,
-# deterministic, each mode under callgrind: instructions per item in
-# ring_*(), the header's code as its users call it (runs of 2N and N
-# items differenced: start-up cancels). Two tables (ab/verdict.py), and
-# how the change moved struct ptr_ring's fields (ab/layout.py).
+# deterministic, each mode under callgrind: instructions per item of the
+# whole run but its waits (runs of 2N and N items differenced: start-up
+# cancels), the ring inlined in the harness's loops as its users have
+# it. Two tables (ab/verdict.py); where the instructions moved, ring
+# (ptr_ring.h's lines), shims or harness, and the rows that moved, by
+# file and function (ab/cgsplit.py); how the change moved struct
+# ptr_ring's fields (ab/layout.py).
 #
 # usage: ab/ptr_ring.sh [--base-src DIR] --change PATCH... [options]
 #        ab/ptr_ring.sh [--base-src DIR] --change-src DIR [options]
@@ -156,22 +159,22 @@ for i in $(seq "$runs"); do
 done
 [ "$runs" -eq 0 ] || echo "ptr_ring.sh: $runs native runs a side in $SECONDS s"
 
-# ir BIN MODE N: the events of a run of MODE, N items a repetition, in
-# ring_*() and what they call (ptr_ring.h's code, the shim's locks; not
-# the harness nor the waits), in a line: instructions, locked operations
+# ir BIN MODE N RUN: the events of a run of MODE, N items a repetition,
+# but the waits (wait_*() toggles collection off), in a line: instructions, locked operations
 # (bus events: smp_mb(), atomics), L1 misses that hit the last level,
 # last-level misses, mispredicted branches, in the caches of the
 # deterministic mode's CPU (Skylake-Server: 32 KiB 8-way L1s, a 1 MiB
 # 16-way L2 last); one cache for both threads: no coherence misses (the
 # layout shows false sharing). -P 1: one thread at a time, fairly (a
-# spinning thread would starve the other). Its per-function file is kept.
+# spinning thread would starve the other). Its file, SIDE-RUN.MODE.N, is
+# kept for ab/cgsplit.py.
 ir()
 {
 	local side=${1%/bin/ptr_ring_test}
-	local f=$out/callgrind/${side##*/}.$2.$3.$$.$RANDOM
+	local f=$out/callgrind/${side##*/}-$4.$2.$3
 
-	valgrind --tool=callgrind --fair-sched=yes --toggle-collect='ring_*' \
-		--collect-atstart=no --collect-bus=yes --cache-sim=yes \
+	valgrind --tool=callgrind --fair-sched=yes --toggle-collect='wait_*' \
+		--collect-atstart=yes --collect-bus=yes --cache-sim=yes \
 		--branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
 		--LL=1048576,16,64 --callgrind-out-file="$f" \
 		"$1" -m "$2" -P 1 -n "$3" -r 1 >/dev/null 2>&1 &&
@@ -185,7 +188,7 @@ ir()
 		exit }' "$f"
 }
 
-# callgrind SIDE: KTAP, per mode the side's short run passed, of
+# callgrind SIDE RUN: KTAP, per mode the side's short run passed, of
 # instructions, locked operations (MODE:locked, ops) and model cycles
 # (MODE:model, vmtest/lib/cycles.py's estimate, cyc) per item; the runs of
 # N and 2N items in turn (side by side, each moves the other's counts)
@@ -195,9 +198,9 @@ callgrind()
 
 	for m in $("$ab/ktap.py" passed "$out/smoke-$1.tap"); do
 		# in the background: a signal's trap runs within wait
-		ir "$bin" "$m" "$CG_ITEMS" >"$t.a" &
+		ir "$bin" "$m" "$CG_ITEMS" "$2" >"$t.a" &
 		wait $!
-		ir "$bin" "$m" $((2 * CG_ITEMS)) >"$t.b" &
+		ir "$bin" "$m" $((2 * CG_ITEMS)) "$2" >"$t.b" &
 		wait $!
 		read -r -a a <"$t.a" && read -r -a b <"$t.b" || a=()
 		if [ ${#a[@]} -eq 5 ] && [ ${#b[@]} -eq 5 ]; then
@@ -221,7 +224,7 @@ callgrind()
 SECONDS=0
 for i in $(seq "$cg_runs"); do
 	for side in base change; do
-		callgrind "$side" >"$out/callgrind/$side-$i.tap"
+		callgrind "$side" "$i" >"$out/callgrind/$side-$i.tap"
 		! grep -q '^not ok' "$out/callgrind/$side-$i.tap" || failed=1
 	done
 done
@@ -238,9 +241,13 @@ done
 			--change "$out"/native/change-*.tap --format "$format"
 	fi
 	if [ "$cg_runs" -gt 0 ]; then
-		echo "# deterministic: callgrind, instructions per item in ring_*(), $cg_runs runs a side; MODE:model, cycles estimated from them and callgrind's caches (vmtest/lib/cycles.py; calls and returns not counted), not measured"
+		echo "# deterministic: callgrind, instructions per item of the whole run but its waits, $cg_runs runs a side; MODE:model, cycles estimated from them and callgrind's caches (vmtest/lib/cycles.py; calls and returns not counted), not measured"
 		"$ab/verdict.py" --base "$out"/callgrind/base-*.tap \
 			--change "$out"/callgrind/change-*.tap --deterministic --format "$format"
+		echo "# where they moved: instructions per item by source file (callgrind_annotate --inclusive=no; the inlined ring keeps ptr_ring.h's name): ring, ptr_ring.h; shims, the stand-ins for the kernel's locks and READ_ONCE(); harness, the rest; then the file-in-function rows that moved"
+		mapfile -t cg_modes < <("$ab/ktap.py" passed "$out/smoke-base.tap")
+		"$ab/cgsplit.py" "$out/callgrind" "$CG_ITEMS" --format "$format" \
+			"${cg_modes[@]}"
 	fi
 	[ ! -s "$out/layout.txt" ] || sed 's/^/# layout: /' "$out/layout.txt"
 } | tee "$out/table.$format"

@@ -349,7 +349,7 @@ else
 	expect_grep "ab.sh --ptr-ring: ... about 18 model cycles more (a locked operation's cost)" \
 		"$tmp/mb.cg" '^single:model +[0-9.]+cyc +[0-9.]+cyc +\+1[789]\.[0-9]+ .* slower$'
 	check "ab.sh --ptr-ring: ... and callgrind's per-function files are kept" \
-		test -n "$(find "$tmp/mb/callgrind" -name 'change.single.*' -size +0)"
+		test -n "$(find "$tmp/mb/callgrind" -name 'change-*.single.*' -size +0)"
 	check "ab.sh --ptr-ring: the base tree is not written" \
 		cmp -s "$src/include/linux/ptr_ring.h" "$tmp/base/include/linux/ptr_ring.h"
 	expect_rc "ab.sh --ptr-ring: the same header on both sides: exit 0" 0 \
