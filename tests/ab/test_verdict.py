@@ -491,12 +491,14 @@ class Command(Case):
         as-built verdict in JSON"""
         shift = {'lock': 2, 'no-softirq-page_pool01': -1,
                  'no-softirq-page_pool02': 3, 'no-softirq-page_pool03': 1}
-        attr = self.write('a', [
-            'lock 0 0.000 2.000\n'                     # ran none of it
-            'no-softirq-page_pool01 1 0.000 -1.000\n'  # only thunks moved
-            'no-softirq-page_pool02 1 2.000 1.000\n'   # its own +2, thunk +1
-            'no-softirq-page_pool03 1 1.000 1.000\n'   # thunk alone: same
-            'for_loop 0 0.000 0.000\n'])[0]
+        # ran none of it; only thunks moved; its own +2 and a thunk's +1;
+        # thunks all of it
+        attr = self.write('a', [(
+            'lock 0 0.000 2.000\n'
+            'no-softirq-page_pool01 1 0.000 -1.000\n'
+            'no-softirq-page_pool02 1 2.000 1.000\n'
+            'no-softirq-page_pool03 1 1.000 1.000\n'
+            'for_loop 0 0.000 0.000\n')])[0]
         code, out, _ = self.cli_on(boots(0), boots(1, shift),
                                    '--attribution', attr)
         self.assertEqual(code, 0)

@@ -53,7 +53,7 @@ done
 # vmtest/README.md's table (but the ones its options set, HOME and the like).
 missing=$(git ls-files vmtest ab series | grep -vE '\.(patch|md|lock)$' |
 	xargs grep -hoE '\$\{[A-Z][A-Z0-9_]*:-' 2>/dev/null |
-	sed 's/^\${//; s/:-$//' | sort -u | grep -vxE 'HOME|XDG_CACHE_HOME|TERM|VERSION_CODENAME|STOP_AFTER|VM_DMA|DISTRO_[A-Z]*' |
+	sed 's/^\${//; s/:-$//' | sort -u | grep -vxE 'HOME|XDG_CACHE_HOME|TERM|VERSION_CODENAME|STOP_AFTER|VM_DMA|VM_APPEND|DISTRO_[A-Z]*' |
 	while read -r v; do
 		grep -q "\`$v\`" vmtest/README.md || echo "$v"
 	done)
