@@ -119,8 +119,10 @@ fi
 # applied (new inodes), the base's objects copied with the SETTINGs, and
 # the kernel rebuilt incrementally in a mount namespace that shows the
 # copies at TREE's and BASE-KDIR's paths (objtool's commands name their
-# output's absolute path: a new path would rebuild everything). One
-# kernel build at a time on the machine, as the runner's.
+# output's absolute path: a new path would rebuild everything), and the
+# layout probe with it, in KDIR.probe: only there do the change's headers
+# lie at TREE's path. One kernel build at a time on the machine,
+# as the runner's.
 build_variant()
 {
 	local side=$1 tree=$2 base=$3 kdir=$4 pdir=$5 priv=$out/tree rc c
@@ -142,10 +144,12 @@ build_variant()
 	# shellcheck disable=SC2016 # the script reads its own arguments
 	flock "${VMTEST_KBUILD_LOCK:-/run/lock/vmtest-kbuild.lock}" \
 		unshare --mount --propagation private sh -c \
-		'mount --bind "$1" "$2" && mount --bind "$3" "$4" && shift 4 &&
-		exec "$@"' sh "$priv" "$tree" "$kdir.tmp" "$base" \
-		make -C "$tree" O="$base" ARCH=x86_64 -j"$(nproc)" bzImage modules \
-		>"$out/build-$side.log" 2>&1
+		'mount --bind "$1" "$2" && mount --bind "$3" "$4" &&
+		make -C "$2" O="$4" ARCH=x86_64 -j"$5" bzImage modules || exit
+		rm -rf "$7" && cp -r "$6" "$7" &&
+		make -C "$2" O="$4" M="$7" KCFLAGS=-g modules >"$7/build.log" 2>&1
+		exit 0' sh "$priv" "$tree" "$kdir.tmp" "$base" "$(nproc)" \
+		"$ab/layout_probe" "$kdir.probe" >"$out/build-$side.log" 2>&1
 	rc=$?
 	rm -rf "$priv"
 	[ "$rc" -eq 0 ] || die "the $side does not build (see $out/build-$side.log)"
@@ -310,20 +314,39 @@ code="$n functions differ: $(cut -d' ' -f2 "$out/changed-functions" | head -n 6 
 echo "ab.sh: code: $code"
 echo "code: $code" >>"$out/manifest"
 
-# layout_probe SIDE KDIR: ab/layout_probe built with debug information
-# against KDIR: the structs page_pool's paths touch, as SIDE lays them out
+# layout_probe SIDE KDIR: the object of ab/layout_probe, built with debug
+# information, that has the structs page_pool's paths touch as SIDE lays
+# them out: the one a variant's build made beside the change's headers,
+# else one built against KDIR (a kernel built in its own tree)
 layout_probe()
 {
+	if [ -d "$2.probe" ]; then
+		echo "$2.probe/layout_probe.o"
+		return
+	fi
+	case $2 in
+	"$cache"/ab/build-*)
+		echo "$2 was built without its probe (rm -rf it to rebuild)" >&2
+		return 1 ;;
+	esac
 	rm -rf "$out/probe-$1" && cp -r "$ab/layout_probe" "$out/probe-$1" &&
 	make -C "$2" O="$2" M="$out/probe-$1" KCFLAGS=-g modules \
-		>"$out/probe-$1.log" 2>&1
+		>"$out/probe-$1/build.log" 2>&1 &&
+	echo "$out/probe-$1/layout_probe.o"
 }
-if layout_probe base "$base_kdir" && layout_probe change "$change_kdir"; then
-	"$ab/layout.py" "$out/probe-base/layout_probe.o" \
-		"$out/probe-change/layout_probe.o" page_pool page_pool_params \
-		page netmem_desc ptr_ring napi_struct >"$out/layout.txt" 2>&1
+probes=()
+for side in base change; do
+	k=$base_kdir
+	[ "$side" = base ] || k=$change_kdir
+	probes+=("$(layout_probe "$side" "$k" 2>>"$out/layout.err")")
+done
+if [ -f "${probes[0]}" ] && [ -f "${probes[1]}" ]; then
+	"$ab/layout.py" "${probes[@]}" page_pool page_pool_params page \
+		netmem_desc ptr_ring napi_struct >"$out/layout.txt" 2>&1
 else
-	echo "not compared (the probe does not build: $out/probe-*.log)" >"$out/layout.txt"
+	echo "not compared: a side's layout probe did not build ($(
+		cat "$out/layout.err" 2>/dev/null)its build.log in $out/probe-SIDE or KDIR.probe)" \
+		>"$out/layout.txt"
 fi
 
 mode=(-D) what='deterministic: QEMU -icount, instruction counts'

@@ -9,8 +9,10 @@ pahole's output.  For each STRUCT whose layout differs: its size and
 cache lines on both sides, then the members that moved: first those now
 on another cache line (with the members newly sharing it: false sharing
 starts there), then those at another offset or size, then those one
-side lacks; nothing when no layout differs.  Exit 0; 2, said in one
-line, when a side cannot be read (no pahole, no debug information).
+side lacks; a line naming the STRUCTs whose layout is the same; a line
+naming those a side lacks.  Exit 0; 2, said in one line, when a side
+cannot be read (no pahole, no debug information) or has none of the
+STRUCTs: a comparison that could not run is never silence.
 """
 
 import re
@@ -77,7 +79,11 @@ def read(path, names):
         head = data.read(4)
     if head != b'\x7fELF':
         with open(path, encoding='utf-8', errors='replace') as text:
-            return parse(text.read())
+            found = parse(text.read())
+        if not set(names) & set(found):
+            raise OSError(f'{path}: none of {", ".join(names)}: layouts not '
+                          'compared')
+        return found
     try:
         out = subprocess.run(['pahole', '-C', ','.join(names), path],
                              capture_output=True, text=True, check=False)
@@ -141,10 +147,20 @@ def main(argv):
     except OSError as err:
         print(f'layout.py: {err}', file=sys.stderr)
         return 2
-    for name in argv[2:]:
+    names, same = argv[2:], []
+    for name in names:
         if name in sides[0] and name in sides[1]:
-            print('\n'.join(diff(name, sides[0][name], sides[1][name])),
-                  end='\n' if sides[0][name] != sides[1][name] else '')
+            lines = diff(name, sides[0][name], sides[1][name])
+            if lines:
+                print('\n'.join(lines))
+            else:
+                same.append(name)
+    if same:
+        print(f'the same: {" ".join(same)}')
+    for side, found in zip(('base', 'change'), sides):
+        lacks = [n for n in names if n not in found]
+        if lacks:
+            print(f'not in the {side}: {" ".join(lacks)}')
     return 0
 
 

@@ -119,13 +119,23 @@ seq -f 'priv %g' 10 >"$tree/net/core/page_pool_priv.h"
 standin "$tmp/bin/make" <<'STANDIN'
 # make -C TREE O=KDIR ...: a "kernel" of 72 instructions, one more per nop
 # in TREE's page_pool.c, its image and its object: page_pool_alloc_pages
-# with those nops, then page_pool_init, moved but not changed; no external
-# module (the layout probe) builds. With FAKE_OVERLAP: says .in, waits for
+# with those nops, then page_pool_init, moved but not changed; an
+# external module (the layout probe: M=DIR) is pahole's text of a struct
+# page_pool (FAKE_LAYOUT's), grown where TREE's page_pool/types.h says
+# "grown", none with FAKE_NO_PROBE. With FAKE_OVERLAP: says .in, waits for
 # .done (a build beside it), says .overlapped.
 while [ $# -gt 0 ]; do
-	case $1 in -C) tree=$2; shift ;; O=*) kdir=${1#O=} ;; M=*) exit 2 ;; esac
+	case $1 in -C) tree=$2; shift ;; O=*) kdir=${1#O=} ;; M=*) probe=${1#M=} ;; esac
 	shift
 done
+if [ -n "${probe:-}" ]; then
+	[ -z "${FAKE_NO_PROBE:-}" ] || exit 2
+	f=$FAKE_LAYOUT/pp-base.txt
+	! grep -qs grown "$tree/include/net/page_pool/types.h" ||
+		f=$FAKE_LAYOUT/pp-change.txt
+	sed 's/^struct pp {/struct page_pool {/' "$f" >"$probe/layout_probe.o"
+	exit 0
+fi
 echo "make $tree" >>"$FAKE_JOBS/calls"
 nops=$(grep -c nop "$tree/net/core/page_pool.c")
 if [ -n "${FAKE_OVERLAP:-}" ]; then
@@ -174,6 +184,7 @@ abpatch()
 	rm -f "$tmp/jobs/calls"
 	env PATH="$tmp/bin:$PATH" AB_VMTEST="$TESTS_DIR/ab/fake-vmtest" \
 		FAKE_JOBS="$tmp/jobs" VMTEST_CACHE="$tmp/cache" \
+		FAKE_LAYOUT="$TESTS_DIR/ab/layout" \
 		VMTEST_KBUILD_LOCK="$tmp/kbuild.lock" "$REPO/ab/ab.sh" -n 1 "$@"
 }
 mkdiff nop '5a nop'
@@ -210,6 +221,20 @@ expect_grep "ab.sh --change thread: only its [PATCH] messages" \
 	"$tmp/out-thread/table.text" '^# change: 0001 [0-9a-f]{12} \[PATCH 1/2\] the first$'
 check "ab.sh --change thread: ... no reply, no cover letter" \
 	test "$(grep -c '^# change: ' "$tmp/out-thread/table.text")" -eq 1
+# The layout: the change's own headers, as its build saw them
+printf '%s\n' 'diff --git a/include/net/page_pool/types.h b/include/net/page_pool/types.h' \
+	'new file mode 100644' '--- /dev/null' '+++ b/include/net/page_pool/types.h' \
+	'@@ -0,0 +1 @@' '+/* grown */' >"$tmp/grown.patch"
+expect_rc "ab.sh --change: a header that grows struct page_pool: exit 0" 0 \
+	"$tmp/ab-grown.log" abpatch --change "$tmp/grown.patch" -o "$tmp/out-grown"
+expect_grep "ab.sh: ... its layout line, from the change's own headers" \
+	"$tmp/out-grown/table.text" '^# layout: struct page_pool: 64 -> 80 bytes, 1 -> 2 cache lines$'
+expect_grep "ab.sh: a change that moves no field says the layout is the same" \
+	"$tmp/out-thread/table.text" '^# layout: the same: page_pool$'
+FAKE_NO_PROBE=1 abpatch --change "$tmp/nop.patch" -o "$tmp/out-noprobe" \
+	>"$tmp/ab-noprobe.log" 2>&1
+expect_grep "ab.sh: a layout that could not be compared says so" \
+	"$tmp/out-noprobe/table.text" "^# layout: not compared: a side's layout probe did not build"
 expect_grep "ab.sh: the manifest names the patches and both sides" \
 	"$tmp/out-thread/manifest" '^patch: 0001 .*the first$'
 # The table keeps its evidence: with the runner's jobs gone, verdict.py
@@ -368,8 +393,8 @@ else
 		--change "$TESTS_DIR/ab/ptr_ring-consumer-head.patch"
 	expect_grep "ab.sh --ptr-ring: ... the layout names it, and what it now shares a line with" \
 		"$tmp/head/table.text" '^# layout:   consumer_head: offset 64 -> 8, cache line 1 -> 0, now with producer, producer_lock$'
-	expect_no_grep "ab.sh --ptr-ring: an A/A has no layout line" \
-		"$tmp/aa/table.text" '^# layout'
+	expect_grep "ab.sh --ptr-ring: an A/A's layout line says it is the same" \
+		"$tmp/aa/table.text" '^# layout: the same: ptr_ring$'
 	expect_rc "ab.sh --ptr-ring: a patch that does not apply: exit 2" 2 \
 		"$tmp/bad.log" prrun bad --change "$TESTS_DIR/ab/fake-vmtest"
 	# SIGTERM while callgrind runs: 130, nothing of the run left
@@ -398,8 +423,11 @@ check "layout.py: the members pushed to the next cache line, first" \
   stats: offset 56 -> 72, cache line 0 -> 1"
 expect_grep "layout.py: ... then the grown member" "$OUT/layout.log" \
 	'^  alloc: offset 0 -> 0, size 40 -> 56$'
-check "layout.py: the same layout on both sides prints nothing" \
-	test -z "$("$REPO/ab/layout.py" "$L/pp-base.txt" "$L/pp-base.txt" pp)"
+check "layout.py: the same layout on both sides says so" \
+	test "$("$REPO/ab/layout.py" "$L/pp-base.txt" "$L/pp-base.txt" pp)" = "the same: pp"
+expect_rc "layout.py: none of the structs on a side: exit 2" 2 "$OUT/layout-none.log" \
+	"$REPO/ab/layout.py" "$L/pp-base.txt" "$L/pp-base.txt" page_pool
+expect_grep "... saying so" "$OUT/layout-none.log" 'none of page_pool: layouts not compared$'
 expect_rc "layout.py: a side it cannot read: exit 2" 2 "$OUT/layout-bad.log" \
 	"$REPO/ab/layout.py" "$L/pp-base.txt" /nonexistent pp
 
