@@ -38,11 +38,11 @@ def rows(path):
                           path], capture_output=True, text=True, check=True)
     cost = collections.Counter()
     for line in out.stdout.splitlines():
-        m = ROW.match(line)
-        if m and m.group(2) != 'PROGRAM':
-            fn = m.group(3).split('@')[0]
-            cost[(os.path.basename(m.group(2)), fn)] += int(
-                m.group(1).replace(',', ''))
+        row = ROW.match(line)
+        if row and row.group(2) != 'PROGRAM':
+            func = row.group(3).split('@')[0]
+            cost[(os.path.basename(row.group(2)), func)] += int(
+                row.group(1).replace(',', ''))
     return cost
 
 
@@ -52,31 +52,34 @@ def part(key):
             'shims' if key[0] in SHIMS else 'harness')
 
 
-def per_item(d, side, mode, items):
+def per_item(where, side, mode, items):
     """{(file, function): Ir per item} of SIDE's MODE, over its runs."""
     total = collections.Counter()
     runs = 0
-    for small in sorted(glob.glob(f'{d}/{side}-*.{mode}.{items}')):
+    for small in sorted(glob.glob(f'{where}/{side}-*.{mode}.{items}')):
         big = small[:-len(str(items))] + str(2 * items)
         if not os.path.exists(big):
             continue
-        a, b = rows(small), rows(big)
-        for k in set(a) | set(b):
-            total[k] += (b[k] - a[k]) / (2 * items)
+        short, long = rows(small), rows(big)
+        for k in set(short) | set(long):
+            total[k] += (long[k] - short[k]) / (2 * items)
         runs += 1
     return {k: v / runs for k, v in total.items()} if runs else None
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('dir')
-    ap.add_argument('items', type=int)
-    ap.add_argument('modes', nargs='+')
-    ap.add_argument('--format', choices=('text', 'markdown'), default='text')
-    args = ap.parse_args()
-    md = args.format == 'markdown'
+    """The command line."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.split('\n', maxsplit=1)[0])
+    parser.add_argument('dir')
+    parser.add_argument('items', type=int)
+    parser.add_argument('modes', nargs='+')
+    parser.add_argument('--format', choices=('text', 'markdown'),
+                        default='text')
+    args = parser.parse_args()
+    markdown = args.format == 'markdown'
     print('| mode | part | base | change | delta |\n|---|---|---|---|---|'
-          if md else f'{"mode":16}{"part":9}{"base":>9}{"change":>9}'
+          if markdown else f'{"mode":16}{"part":9}{"base":>9}{"change":>9}'
           f'{"delta":>9}')
     for mode in args.modes:
         base = per_item(args.dir, 'base', mode, args.items)
@@ -84,18 +87,19 @@ def main():
         if base is None or change is None:
             print(f'{mode}: no pair of runs', file=sys.stderr)
             continue
-        for p in ('ring', 'shims', 'harness'):
-            b = sum(v for k, v in base.items() if part(k) == p)
-            c = sum(v for k, v in change.items() if part(k) == p)
-            print(f'| {mode} | {p} | {b:.2f} | {c:.2f} | {c - b:+.2f} |'
-                  if md else f'{mode:16}{p:9}{b:9.2f}{c:9.2f}{c - b:+9.2f}')
+        for what in ('ring', 'shims', 'harness'):
+            old = sum(v for k, v in base.items() if part(k) == what)
+            new = sum(v for k, v in change.items() if part(k) == what)
+            print(f'| {mode} | {what} | {old:.2f} | {new:.2f} | '
+                  f'{new - old:+.2f} |' if markdown else
+                  f'{mode:16}{what:9}{old:9.2f}{new:9.2f}{new - old:+9.2f}')
         moved = sorted(((change.get(k, 0) - base.get(k, 0), k)
                         for k in set(base) | set(change)),
                        key=lambda x: -abs(x[0]))
         named = [f'{k[0]} in {k[1]} ({part(k)}) {d:+.2f}'
                  for d, k in moved if abs(d) >= MOVED]
         named = '; '.join(named) or f'no row by {MOVED} or more'
-        print(f'| {mode} | moved | {named} | | |' if md else
+        print(f'| {mode} | moved | {named} | | |' if markdown else
               f'{mode:16}moved:   {named}')
 
 

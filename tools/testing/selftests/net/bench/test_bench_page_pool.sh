@@ -47,11 +47,10 @@ grep -rs . /sys/devices/system/cpu/vulnerabilities/ | sed 's|.*/||' |
 	while read -r line; do ktap_print_msg "vulnerability $line"; done
 
 # report LINE: the case or the diagnostic of one of the module's lines
+type_re='^Type:([^ ]+) Per elem: [^ ]+ cycles\([a-z]+\) ([0-9.]+) ns'
 fails=0
 report()
 {
-	local type_re='^Type:([^ ]+) Per elem: [^ ]+ cycles\([a-z]+\) ([0-9.]+) ns'
-
 	if [[ $1 =~ $type_re ]]; then
 		ktap_print_msg "$1"
 		ktap_test_pass "${BASH_REMATCH[1]} # perf=${BASH_REMATCH[2]}ns"
@@ -82,6 +81,7 @@ trap 'exit 130' INT TERM
 # drain: report the lines of this load that the log holds and that were
 # not read yet, complete lines only
 read_lines=0 started=0 finished=0 lost=0
+overrun="some records were overwritten unread"
 drain()
 {
 	local line lines
@@ -97,8 +97,7 @@ drain()
 		[ "$((started - finished))" -eq 1 ] || continue
 		case $line in
 		"lost;"*)
-			[ "$lost" -eq 1 ] ||
-				report "Fail:kernel_log some records were overwritten unread"
+			[ "$lost" -eq 1 ] || report "Fail:kernel_log $overrun"
 			lost=1
 			;;
 		*";$MOD: Loaded $tag") ;;
