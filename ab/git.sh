@@ -25,12 +25,16 @@
 #   --bisect A..B     the first commit of A..B whose figures differ from
 #                     A's (on --test NAME, or on any test), in about
 #                     log2 of the commits' builds; a commit that does not
-#                     build is skipped
+#                     build is skipped; with --attribute one that moved
+#                     only code placement (thunks) is no difference,
+#                     unless --placement is given
 #   --report A..B     the range's table and plot from the store, nothing
 #                     built or booted
-#   --attribute       per-function counts (vmtest.sh --attribute): under
-#                     the table, per step, the functions and events that
-#                     moved and the model cycles (an estimate)
+#   --attribute       per-function counts (vmtest.sh --attribute): the
+#                     verdicts the commit's, not its code placement's
+#                     (ab/verdict.py --attribution: ~ placement), and
+#                     under the table, per step, the functions and events
+#                     that moved and the model cycles (an estimate)
 #   -n, --boots N     boots a commit (default 3)
 #   -j, --jobs N      boots at a time (default: the CPUs)
 #   --profile P       the config: distro (default) or tiny, as the runner's
@@ -63,7 +67,7 @@ cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 BENCH=(tools/testing/selftests/net/bench tools/testing/selftests/ptr_ring)
 
 tree='' base='' change='' range='' mode='' test='' boots=3 jobs=''
-profile=distro params=() out='' attribute=0 patches=()
+profile=distro params=() out='' attribute=0 patches=() placement=()
 base_config=() change_config=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -78,6 +82,7 @@ while [ $# -gt 0 ]; do
 		mode=${1#--} range=${2:-}; shift ;;
 	--test) test=${2:-}; shift ;;
 	--attribute) attribute=1 ;;
+	--placement) placement=(--placement) ;;
 	*) boot_option "$1" "${2:-}"; shift ;;
 	esac
 	shift
@@ -309,11 +314,23 @@ case $mode in
 	for sha in "${commits[@]}"; do
 		measure "$sha" || die "$(describe "$sha"): not measured"
 	done
+	# --attribute: the verdicts the change's, not its placement's
+	own=()
+	if [ "$attribute" -eq 1 ]; then
+		"$repo/vmtest/lib/insn_profile.py" \
+			--base "$store/${commits[0]}"/boot-*/profile.json \
+			--change "$store/${commits[1]}"/boot-*/profile.json \
+			--attribution "$out/attribution" >/dev/null ||
+			die "the boots' profiles cannot be read"
+		own=(--attribution "$out/attribution")
+	fi
 	{
 		"$ab/verdict.py" --base "$store/${commits[0]}"/boot-* \
-			--change "$store/${commits[1]}"/boot-* --deterministic &&
+			--change "$store/${commits[1]}"/boot-* --deterministic \
+			"${own[@]}" &&
 		if [ "$attribute" -eq 1 ]; then
-			model_table text --base "$store/${commits[0]}"/boot-* \
+			model_table text "${own[@]}" \
+				--base "$store/${commits[0]}"/boot-* \
 				--change "$store/${commits[1]}"/boot-*
 		fi &&
 		steps "${commits[@]}"
@@ -351,7 +368,7 @@ bisect)
 		[ -n "$found" ] ||
 			die "no commit after $(short "$lo") up to $(short "$hi") could be measured"
 		mid=$found
-		"$ab/range.py" differs ${test:+--test "$test"} \
+		"$ab/range.py" differs ${test:+--test "$test"} "${placement[@]}" \
 			"$store/${commits[0]}" "$store/${commits[mid]}"
 		case $? in
 		0) hi=$mid seen=1 ;;

@@ -8,11 +8,15 @@ when it did not build.  "table" prints a column per commit, in the order
 given: the first commit's figures, then each next commit's difference
 from the commit before it, marked with the verdict of ab/verdict.py's
 deterministic rule (* slower or faster, ? unknown); then a line per
-commit naming what it moved.  With --out it also draws DIR/range.png and
-DIR/range.svg: per test, instructions per element against commits, the
-commits that moved it marked and named.  "differs" exits 0 when a test
-(NAME, or any) differs between the two commits, 1 when none does, 3 when
-the boots cannot tell.
+commit naming what it moved.  Where both commits' boots have their
+per-function profiles (ab.sh --tree --attribute), a verdict is the
+commit's, not its code placement's, as ab/verdict.py --attribution
+rules (~ placement: only the thunks moved).  With --out it also draws
+DIR/range.png and DIR/range.svg: per test, instructions per element
+against commits, the commits that moved it marked and named.  "differs"
+exits 0 when a test (NAME, or any) differs between the two commits (a
+move of placement only with --placement), 1 when none does, 3 when the
+boots cannot tell.
 """
 
 import argparse
@@ -20,8 +24,10 @@ import glob
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, '..', 'vmtest', 'lib')]
 # pylint: disable=wrong-import-position
+import insn_profile  # pylint: disable=import-error
 import ktap
 import verdict
 
@@ -30,7 +36,8 @@ HEADER = (("# deterministic: instructions per element; the first commit's "
            'figure, then each'),
           ("# commit's change from the one before (* slower or faster, ? "
            'unknown)'))
-MARK = {'slower': '*', 'faster': '*', 'same': '', 'not covered': ''}
+MARK = {'slower': '*', 'faster': '*', 'same': '', 'not covered': '',
+        'placement': '~'}
 
 
 class Commit:  # pylint: disable=too-few-public-methods
@@ -48,6 +55,8 @@ class Commit:  # pylint: disable=too-few-public-methods
                                                              'boot-*')))
                      for r in ktap.read_runs(b)]
         self.built = not os.path.exists(os.path.join(path, 'no-build'))
+        self.profiles = sorted(glob.glob(os.path.join(path, 'boot-*',
+                                                      'profile.json')))
 
     def label(self):
         """The commit's short name."""
@@ -59,6 +68,21 @@ class Commit:  # pylint: disable=too-few-public-methods
         return min(values) if values else None
 
 
+def compare(before, after):
+    """verdict.py's rows of BEFORE against AFTER (Commits), the commit's
+    own where both have profiles"""
+    rows, _, _, data = verdict.compare(before.runs, after.runs, True, 2.0)
+    if before.profiles and after.profiles:
+        try:
+            found = insn_profile.attribution(
+                [insn_profile.profile(p) for p in before.profiles],
+                [insn_profile.profile(p) for p in after.profiles])
+        except insn_profile.ProfileError as err:
+            raise ktap.KtapError(str(err)) from err
+        verdict.attribute(rows, data, found, True)
+    return rows
+
+
 def steps(commits):
     """[(commit, previous commit, {test: (delta, verdict)})] for each
     commit that has boots after the first that has them."""
@@ -67,9 +91,9 @@ def steps(commits):
         if not commit.runs:
             continue
         if prev:
-            rows, _, _, _ = verdict.compare(prev.runs, commit.runs, True, 2.0)
             done.append((commit, prev, {r[0]: (float(r[3]), r[5])
-                                        for r in rows if r[3] != '-'}))
+                                        for r in compare(prev, commit)
+                                        if r[3] != '-'}))
         prev = commit
     return done
 
@@ -82,6 +106,8 @@ def summary(commit, first, moves):
         return 'does not build' if not commit.built else 'not measured'
     words = [f'{t} {d:+.2f} {w}' for t, (d, w) in moves[commit.sha].items()
              if w in MOVED]
+    words += [f'{t} {d:+.2f} placement' for t, (d, w) in
+              moves[commit.sha].items() if w == 'placement']
     words += [f'{t} {d:+.2f} unknown' for t, (d, w) in
               moves[commit.sha].items() if w not in MARK and w not in MOVED]
     return ', '.join(words) or 'nothing moved'
@@ -174,14 +200,14 @@ def plot(commits, moves, out):
     plt.close(fig)
 
 
-def differs(first, other, test):
-    """0 when TEST (or any test) moved from FIRST to OTHER, 1 when
-    none did, 3 when a verdict is unknown."""
-    rows, _, _, _ = verdict.compare(first.runs, other.runs, True, 2.0)
-    words = [r[5] for r in rows if test in (None, r[0])]
+def differs(first, other, test, placement=False):
+    """0 when TEST (or any test) moved from FIRST to OTHER (or, with
+    PLACEMENT, its code placement did), 1 when none did, 3 when a
+    verdict is unknown."""
+    words = [r[5] for r in compare(first, other) if test in (None, r[0])]
     if not words:
         raise ktap.KtapError(f'no test {test} in the boots')
-    if any(w in MOVED for w in words):
+    if any(w in MOVED or (placement and w == 'placement') for w in words):
         return 0
     return 1 if all(w in MARK for w in words) else 3
 
@@ -197,12 +223,14 @@ def main(argv=None):
     tab.add_argument('commits', nargs='+', metavar='COMMIT_DIR')
     dif = sub.add_parser('differs')
     dif.add_argument('--test', metavar='NAME')
+    dif.add_argument('--placement', action='store_true',
+                     help='a move of code placement only is a difference')
     dif.add_argument('commits', nargs=2, metavar=('FIRST_DIR', 'COMMIT_DIR'))
     args = parser.parse_args(argv)
     try:
         commits = [Commit(p) for p in args.commits]
         if args.cmd == 'differs':
-            return differs(*commits, args.test)
+            return differs(*commits, args.test, args.placement)
         text, moves = table(commits)
         sys.stdout.write(text)
         if args.out:

@@ -31,9 +31,10 @@ MARGIN % would reach the test at 80 % power, given the spread seen.
 A test only one side has reads "only in base" or "only in change".
 
 With --attribution (vmtest/lib/insn_profile.py's per-test lines: whether
-the test ran a function whose code the change altered, the insn/elem
-those functions moved, the insn/elem the mitigations' thunks moved) a
-verdict is the change's, not its code placement's.  Where a change
+the test ran a function whose code the change altered, or - when that
+is not known, the insn/elem those functions moved, or all but the
+thunks, the insn/elem the mitigations' thunks moved) a verdict is the
+change's, not its code placement's.  Where a change
 grows or shrinks a function, the functions after it move, and returns
 and indirect branches elsewhere gain or lose a thunk (ITS) by where
 they land: real instructions of that build, but luck of placement.  So
@@ -323,7 +324,8 @@ def read_attribution(path):
         for line in lines:
             try:
                 test, ran, own, place = line.split()
-                found[test] = (ran == '1', float(own), float(place))
+                found[test] = (None if ran == '-' else ran == '1',
+                               float(own), float(place))
             except ValueError as err:
                 raise ktap.KtapError(f'{path}: not an attribution line: '
                                      f'{line.strip()!r}') from err
@@ -343,7 +345,7 @@ def attribute(rows, data, found, deterministic):
         as_built[row[0]] = row[5]
         row.append(f'{place:+.3f}')
         before, after, unit = data[row[0]]
-        if not ran:
+        if ran is False:
             row[5] = 'not covered'
         elif abs(own) < MOVED:
             row[5] = 'same' if row[5] == 'same' else 'placement'

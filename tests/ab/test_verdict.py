@@ -21,6 +21,7 @@ sys.path.insert(0, AB)
 # pylint: disable=wrong-import-position
 import ktap
 import numpy as np
+import range as commits
 import verdict
 
 # Instructions per element in the deterministic kernel (about)
@@ -526,6 +527,35 @@ class Command(Case):
         code, _, err = self.cli_on(boots(0), boots(1), '--attribution', bad)
         self.assertEqual(code, 2)
         self.assertIn("not an attribution line: 'lock yes'", err)
+
+    def test_range_placement(self):
+        """ab.sh --tree's steps (range.py) with the boots' profiles: a
+        commit whose only move is a thunk's reads placement (~), and a
+        bisect does not stop there unless asked (--placement); without
+        the profiles it reads slower"""
+        def commit(name, side, shift, thunk):
+            path = os.path.join(self.tmp.name, name)
+            for i, text in enumerate(boots(side, shift)):
+                boot = os.path.join(path, f'boot-{i + 1}')
+                os.makedirs(os.path.join(boot, 'ktap'))
+                with open(os.path.join(boot, 'ktap', 'install.tap'), 'w',
+                          encoding='utf-8') as out:
+                    out.write(wrapped(text))
+                with open(os.path.join(boot, 'profile.json'), 'w',
+                          encoding='utf-8') as out:
+                    json.dump({'lock': [1000, 17.0, 1.0, {
+                        '_raw_spin_lock': [12.0, 1.0],
+                        'its_return_thunk': [5.0 + thunk, 5.0 + thunk]},
+                        None]}, out)
+            return commits.Commit(path)
+        first, moved = commit('a', 0, {}, 0), commit('b', 1, {'lock': 1}, 1)
+        self.assertEqual(commits.differs(first, moved, None), 1)
+        self.assertEqual(commits.differs(first, moved, None, True), 0)
+        text, _ = commits.table([first, moved])
+        self.assertRegex(text, r'\nlock +16\.999 +\+1\.010~\n')
+        self.assertIn('lock +1.01 placement', text)
+        moved.profiles = []
+        self.assertEqual(commits.differs(first, moved, None), 0)
 
     def test_one_side_only(self):
         """a test one side lacks: its figure (the lowest run, as both

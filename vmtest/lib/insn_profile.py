@@ -5,7 +5,7 @@
   insn_profile.py JOB [--ktap OUT] [--json OUT]
         the job's table; OUT: KTAP of each test's model cycles, the
         profile as JSON
-  insn_profile.py --base JOB... --change JOB... [--changed F --attribution OUT]
+  insn_profile.py --base JOB... --change JOB... [--changed F] [--attribution O]
         the functions that moved
 
 A JOB is a vmtest.sh --attribute run's directory (or its saved
@@ -15,13 +15,15 @@ module it loaded and its KTAP, whose "Type:" lines name the tests in
 order and say how many elements each timed.  A block counts for the
 symbol at or below its start; calls are the executions of blocks that
 start a symbol.  Counts are per element; the check says which tests lack
-the functions their path needs (the path fingerprint).  With --changed
-(ab/objdiff.py's "OBJECT FUNCTION" lines), OUT gets a line a test: its
-name; 1 when a job ran one of those functions, else 0 (not covered);
-the insn/elem those functions moved (the change's own code); and the
-insn/elem the mitigations' thunks moved (placement: a return or an
-indirect branch takes a thunk by where it lands, which any change
-moves), change - base, ab/verdict.py's --attribution.
+the functions their path needs (the path fingerprint).  --attribution
+O gets a line a test, change - base, for ab/verdict.py's
+--attribution: its name; with --changed F (ab/objdiff.py's "OBJECT
+FUNCTION" lines) 1 when a job ran one of those functions, else 0 (not
+covered), without it -; the insn/elem those functions moved (without
+it: every function but the thunks, the code the change made run
+differently); and the insn/elem the mitigations' thunks moved
+(placement: a return or an indirect branch takes a thunk by where it
+lands, which any change moves).
 """
 
 import argparse
@@ -307,20 +309,29 @@ def events_moved(base, change):
     return lines
 
 
-def attribution(base, change, changed):
-    """Per test: (whether a job ran a function of CHANGED, the insn/elem
-    those functions moved, the insn/elem the thunks moved)."""
+def attribution(base, change, changed=None):
+    """Per test: (whether a job ran a function of CHANGED, None without
+    it; the insn/elem those functions moved, without it every function's
+    but the thunks'; the insn/elem the thunks moved)."""
     before, after = mean(base), mean(change)
+    own = changed.__contains__ if changed is not None else \
+        (lambda sym: not THUNK.match(sym))
     found = {}
     for test in dict.fromkeys(t for prof in base + change for t in prof):
-        ran = any(f in prof[test][3] for prof in base + change
-                  if test in prof for f in changed)
+        ran = None if changed is None else any(
+            f in prof[test][3] for prof in base + change
+            if test in prof for f in changed)
         keys = {k for k in set(before) | set(after) if k[0] == test}
         moved_by = [sum(after.get(k, 0) - before.get(k, 0) for k in keys
-                        if pick(k[1])) for pick in (
-                            changed.__contains__, THUNK.match)]
+                        if pick(k[1])) for pick in (own, THUNK.match)]
         found[test] = (ran, *moved_by)
     return found
+
+
+def attribution_lines(found):
+    """The --attribution file's lines of ATTRIBUTION's result."""
+    return [f'{t} {"-" if ran is None else int(ran)} {own:.3f} {place:.3f}\n'
+            for t, (ran, own, place) in found.items()]
 
 
 def main(argv=None):
@@ -334,22 +345,21 @@ def main(argv=None):
     parser.add_argument('--ktap', metavar='OUT')
     parser.add_argument('--json', metavar='OUT')
     args = parser.parse_args(argv)
-    if bool(args.changed) != bool(args.attribution):
-        parser.error('--changed and --attribution go together')
+    if args.changed and not args.attribution:
+        parser.error('--changed goes with --attribution')
     try:
         if args.base and args.change:
             base = [profile(j) for j in args.base]
             change = [profile(j) for j in args.change]
             print('per function, change - base, insn/elem:')
             print(moved(base, change))
-            if args.changed:
-                funcs = {line.split()[-1] for line in
-                         read(args.changed).splitlines() if line.strip()}
+            if args.attribution:
+                funcs = None if not args.changed else {
+                    line.split()[-1] for line in
+                    read(args.changed).splitlines() if line.strip()}
                 with open(args.attribution, 'w', encoding='utf-8') as out:
-                    out.writelines(
-                        f'{t} {int(ran)} {own:.3f} {place:.3f}\n'
-                        for t, (ran, own, place) in
-                        attribution(base, change, funcs).items())
+                    out.writelines(attribution_lines(
+                        attribution(base, change, funcs)))
             return 0
         if not args.job:
             parser.error('a JOB, or --base and --change')
