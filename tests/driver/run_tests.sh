@@ -207,7 +207,7 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	# busybox's applets first in PATH (test images, boards): the same cases
 	bb=$tmp/busybox
 	mkdir -p "$bb"
-	for a in cat dirname grep id mktemp readlink sed sleep tail uname; do
+	for a in cat dd dirname grep id mkfifo mktemp readlink sed sleep tail uname; do
 		ln -sf "$(command -v busybox)" "$bb/$a"
 	done
 	PATH=$bb:$PATH run "$v-busybox" 0 --

@@ -68,68 +68,63 @@ report()
 
 # This load's lines lie between the module's "Loaded <tag>" and
 # "Finished <tag>": nothing is written to the log (printk.devkmsg=off
-# forbids it).  Its records are copied from /dev/kmsg as it runs, so
-# that other writers cannot push them out first; records overwritten
-# before they were read end a dd (EPIPE), leaving a "lost" line.  Without
-# /dev/kmsg, dmesg reads the log after.
+# forbids it).  dd copies its records from /dev/kmsg as it runs, so that
+# other writers cannot push them out first, through a FIFO the script
+# reads as they come (no polling: a wakeup is a record); records
+# overwritten before they were read end a dd (EPIPE), leaving a "lost"
+# line.  Without /dev/kmsg, dmesg reads the log after.
 tag=$$.$RANDOM$RANDOM
-log=$(mktemp) reader="" loader=""
+tmp=$(mktemp -d) reader="" loader=""
 trap '[ -z "$reader" ] || kill -- -"$reader"; [ -z "$loader" ] ||
-	kill -9 "$loader"; rm -f "$log" "$log.err"' EXIT
+	kill -9 "$loader"; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-# drain: report the lines of this load that the log holds and that were
-# not read yet, complete lines only
-read_lines=0 started=0 finished=0 lost=0
+# take LINE: a line of the log, reported when it is this load's
+started=0 finished=0 lost=0
 overrun="some records were overwritten unread"
-drain()
+take()
 {
-	local line lines
-
-	[ -z "$(tail -c 1 "$log")" ] || return 0
-	mapfile -t -s "$read_lines" lines <"$log"
-	read_lines=$((read_lines + ${#lines[@]}))
-	for line in "${lines[@]}"; do
-		case $line in
-		*";$MOD: Loaded $tag") started=1 ;;
-		*";$MOD: Finished $tag") finished=1 ;;
-		esac
-		[ "$((started - finished))" -eq 1 ] || continue
-		case $line in
-		"lost;"*)
-			[ "$lost" -eq 1 ] || report "Fail:kernel_log $overrun"
-			lost=1
-			;;
-		*";$MOD: Loaded $tag") ;;
-		*";$MOD: "*) report "${line#*;"$MOD": }" ;;
-		esac
-	done
+	case $1 in
+	*";$MOD: Loaded $tag") started=1; return ;;
+	*";$MOD: Finished $tag") finished=1; return ;;
+	esac
+	[ "$((started - finished))" -eq 1 ] || return 0
+	case $1 in
+	"lost;"*)
+		[ "$lost" -eq 1 ] || report "Fail:kernel_log $overrun"
+		lost=1
+		;;
+	*";$MOD: "*) report "${1#*;"$MOD": }" ;;
+	esac
 }
 
 rmmod "$MOD" 2>/dev/null
-if exec 3</dev/kmsg; then
+if mkfifo "$tmp/log" && exec 3</dev/kmsg; then
 	set -m		# the reader in a process group of its own, to stop it
-	( while ! dd bs=8k status=none; do echo "lost;"; done ) <&3 >"$log" &
+	( while ! dd bs=8k status=none; do echo "lost;"; done
+	) <&3 >"$tmp/log" &
 	reader=$!
 	set +m
-	exec 3<&-
+	exec 3<&- 4<"$tmp/log"
 fi 2>/dev/null
-insmod "$KO" "tag=$tag" "${params[@]}" >"$log.err" 2>&1 &
+insmod "$KO" "tag=$tag" "${params[@]}" >"$tmp/err" 2>&1 &
 loader=$!
-while [ -n "$reader" ] && kill -0 "$loader" 2>/dev/null; do
-	drain
-	sleep 0.2
+# Until the last line, or 10 s without one once the load has ended
+quiet=0
+while [ -n "$reader" ] && [ "$finished" -eq 0 ] && [ "$quiet" -lt 10 ]; do
+	if IFS= read -r -t 1 line <&4; then
+		take "$line"
+	elif ! kill -0 "$loader" 2>/dev/null; then
+		quiet=$((quiet + 1))
+	fi
 done
 wait "$loader"
-rc=$? loader="" err=$(<"$log.err") end=$((SECONDS + 10))
+rc=$? loader="" err=$(<"$tmp/err")
 rmmod "$MOD" 2>/dev/null
-if [ -n "$reader" ]; then
-	until drain; [ "$finished" -eq 1 ] || [ $SECONDS -gt "$end" ]; do
-		sleep 0.1
-	done
-else
-	dmesg | sed -E 's/^(\[[^]]*\] *)?/;/' >"$log"
-	drain
+if [ -z "$reader" ]; then
+	while IFS= read -r line; do
+		take "$line"
+	done < <(dmesg | sed -E 's/^(\[[^]]*\] *)?/;/')
 fi
 
 unread="Fail:kernel_log this run's"
