@@ -42,6 +42,12 @@ for side in base change nocfg; do
 done
 echo 72 >"$tmp/base/fake-insn"
 echo 73 >"$tmp/change/fake-insn"
+# the change's page_pool_alloc_netmems has a nop more
+for side in base:'' change:'asm volatile("nop");'; do
+	mkdir -p "$tmp/${side%%:*}/net/core"
+	echo "void page_pool_alloc_netmems(void) { ${side#*:} }" |
+		gcc -O2 -x c -c -o "$tmp/${side%%:*}/net/core/page_pool.o" -
+done
 rm "$tmp/nocfg/.config"
 abrun()
 {
@@ -78,6 +84,11 @@ expect_grep "ab.sh --attribute: ... a test that ran no changed code is not cover
 	"$tmp/out-attr/table.text" '^for_loop +3\.001 +3\.001 .* not covered +[-+]0\.000$'
 expect_grep "ab.sh --attribute: ... its model cycles too" \
 	"$tmp/out-attr/table.text" '^for_loop:model +0\.750 +0\.750 .* not covered +[-+]0\.000$'
+expect_rc "ab.sh --attribute, an A/A: exit 0" 0 "$tmp/ab-aa.log" \
+	abrun --base-kdir "$tmp/base" --change-kdir "$tmp/base" --attribute \
+	-o "$tmp/out-aa"
+expect_grep "ab.sh --attribute: ... no function differs: judged as measured, same" \
+	"$tmp/out-aa/table.text" '^for_loop( +[-+]?[0-9.]+%?){4} same$'
 printf 'CONFIG_JUMP_LABEL=y\nCONFIG_PROVE_LOCKING=y\n' >"$tmp/change/.config"
 expect_rc "ab.sh: sides whose debug options differ are refused, exit 2" 2 \
 	"$tmp/ab-cfg.log" sides
