@@ -10,28 +10,10 @@
 repo=$1
 loads=${2:-3}
 dma_debug=${3:-}
-bench=${vmtest_job:?not in a vmtest guest}/install/net/bench
+# shellcheck source-path=SCRIPTDIR source=guest_lib.sh
+. "$(dirname "$0")/guest_lib.sh"
 ko=$bench/page_pool/bench_page_pool.ko
 verdict=$repo/ab/verdict.py
-last=$SECONDS
-
-# Each result says how long its check took: the group's time is in them
-ok()
-{
-	echo "ok - $* (took $((SECONDS - last)) s)"
-	last=$SECONDS
-}
-
-not_ok()
-{
-	echo "not ok - $* (took $((SECONDS - last)) s)"
-	last=$SECONDS
-}
-
-loaded()
-{
-	grep -q '^bench_page_pool ' /proc/modules
-}
 
 [ -f "$ko" ] || { not_ok "bench_page_pool.ko is built ($ko)"; exit 1; }
 

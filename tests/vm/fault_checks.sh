@@ -10,22 +10,10 @@
 # printed before it and leaves nothing loaded.
 # usage: fault_checks.sh
 
-bench=${vmtest_job:?not in a vmtest guest}/install/net/bench
+# shellcheck source-path=SCRIPTDIR source=guest_lib.sh
+. "$(dirname "$0")/guest_lib.sh"
 driver=$bench/test_bench_page_pool.sh
 out=$(mktemp -d)
-last=$SECONDS
-
-ok()
-{
-	echo "ok - $* (took $((SECONDS - last)) s)"
-	last=$SECONDS
-}
-
-not_ok()
-{
-	echo "not ok - $* (took $((SECONDS - last)) s)"
-	last=$SECONDS
-}
 
 # expect DESCRIPTION FILE ERE: ok when FILE has a line matching ERE
 expect()
@@ -36,11 +24,6 @@ expect()
 		not_ok "$1"
 		sed 's/^/#   /' "$2"
 	fi
-}
-
-loaded()
-{
-	grep -q '^bench_page_pool ' /proc/modules
 }
 
 bb=$out/busybox
