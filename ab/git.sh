@@ -45,6 +45,8 @@
 # Exit: 0; 1 when a boot failed; 2 on bad input, before anything is built.
 
 set -u
+# a table's failure is the command's, whatever tee did
+set -o pipefail
 self=$(realpath "$0")
 PROG=ab.sh	# it runs as ab.sh --tree
 ab=$(dirname "$self")
@@ -334,14 +336,14 @@ case $mode in
 				--change "$store/${commits[1]}"/boot-*
 		fi &&
 		steps "${commits[@]}"
-	} | tee "$out/table.text"
+	} | tee "$out/table.text" || exit
 	;;
 range | report)
 	[ "$mode" != range ] || for sha in "${commits[@]}"; do measure "$sha"; done
 	{
 		"$ab/range.py" table --out "$out" "${commits[@]/#/$store/}" &&
 		steps "${commits[@]}"
-	} | tee "$out/table.text"
+	} | tee "$out/table.text" || exit
 	;;
 bisect)
 	# The first commit whose figures differ from the first's: lo is
@@ -383,7 +385,7 @@ bisect)
 		"$ab/range.py" table --out "$out" "$store/${commits[lo]}" \
 			"$store/${commits[hi]}" &&
 		steps "${commits[lo]}" "${commits[hi]}"
-	} | tee "$out/table.text"
+	} | tee "$out/table.text" || exit
 	;;
 esac
 echo "ab.sh: $out"

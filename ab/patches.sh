@@ -64,10 +64,12 @@ split_patches()
 				n=$((n + 1))
 				printf -v name '%04d' "$n"
 				mv "$msg" "$out/$name.diff"
+				# git's own reason when it cannot read the diff
 				{ git_apply --numstat "$out/$name.diff" ||
-				  git_apply --numstat -p0 "$out/$name.diff"; } 2>/dev/null |
-					grep -q . ||
-					die "$f: ${subject:-a patch} changes nothing"
+				  git_apply --numstat -p0 "$out/$name.diff"; } \
+					2>"$out/why" | grep -q . ||
+					die "$f: ${subject:-a patch} $(grep -m1 -v \
+						'No valid patches' "$out/why" || echo changes nothing)"
 				echo "$name $(sha256sum <"$out/$name.diff" | cut -c1-12) ${subject:-$(basename "$f")}" >>"$out/list"
 			done < <(messages "$f" "$out/mail")
 		done

@@ -364,18 +364,20 @@ def manifest(path):
     return {k: v[0] if len(v) == 1 else v for k, v in found.items()}
 
 
-def as_json(rows, header, notes, data, extra, as_built):
-    """The table as JSON, with the per-run samples."""
+def as_json(table, data, extra, as_built):
+    """The table (rows, header, notes) as JSON, with the per-run
+    samples."""
+    rows, header, notes = table
     keys = ('test', 'base', 'change', 'delta', 'percent', 'verdict',
             'placement')
-    table = [dict(zip(keys, row)) for row in rows]
-    for row in table:
+    found = [dict(zip(keys, row)) for row in rows]
+    for row in found:
         if row['test'] in data:
             before, after, unit = data[row['test']]
             row.update(unit=unit, base_runs=before, change_runs=after)
         if row['test'] in as_built:
             row['as_built'] = as_built[row['test']]
-    return json.dumps({'header': header, 'notes': notes, 'rows': table,
+    return json.dumps({'header': header, 'notes': notes, 'rows': found,
                        **extra}, indent=1, ensure_ascii=False) + '\n'
 
 
@@ -460,7 +462,8 @@ def main(argv=None):
         print(f'verdict.py: {err.filename}: {err.strerror}', file=sys.stderr)
         return 2
     if args.format == 'json':
-        sys.stdout.write(as_json(rows, header, notes, data, extra, as_built))
+        sys.stdout.write(as_json((rows, header, notes), data, extra,
+                                 as_built))
     else:
         sys.stdout.write(render(rows, header, notes, args.format))
     slower = any(r[5] == 'slower' for r in rows)

@@ -311,7 +311,9 @@ check "ab.sh --change, a base build beside it: ... and the runner's tree is as i
 nothing_built() { ! grep -qE "^(build|make )" "$tmp/jobs/calls" 2>/dev/null; }
 printf -- '--- a/tools/testing/selftests/x\n+++ b/tools/testing/selftests/x\n@@ -0,0 +1 @@\n+x\n' \
 	>"$tmp/bench.patch"
+head -n 9 "$tmp/nop.patch" >"$tmp/corrupt.patch"	# cut in its hunk
 for case in fuzz:'does not apply to the base' empty:'changes nothing' \
+	    corrupt:'corrupt patch at line' \
 	    bench:'the patches change the benchmark itself'; do
 	name=${case%%:*}
 	expect_rc "ab.sh --change: $name is refused: exit 2" 2 "$tmp/ab-$name.log" \

@@ -110,6 +110,10 @@ expect_rc "--report: exit 0" 0 "$tmp/report.log" \
 	abgit cache --report "$c1..$c5" -o "$tmp/report"
 check "--report: the same table" cmp -s "$tmp/range/table.text" "$tmp/report/table.text"
 check "--report: nothing built" test "$(builds)" -eq 0
+expect_rc "--report on a store without those commits: exit 2, not 0" 2 \
+	"$tmp/report-empty.log" abgit empty --report "$c1..$c5" -o "$tmp/report-empty"
+expect_grep "... saying why" "$tmp/report-empty.log" \
+	'range.py: no commit of the range has boots in the store'
 
 # --bisect, in a cache of its own
 : >"$tmp/jobs/calls"

@@ -2,10 +2,12 @@
 /*
  * A user program with vmtest/guest/insn-markers.patch's marks, for the
  * QEMU plugin's test under qemu-x86_64: test 1 times three chunks of 1000
- * iterations, then one of 1000 and 500 of code no chunk ran before
- * (unnamed: the plugin looks at the blocks earlier chunks ran), then one
- * of 500 of that code (named again); 5000 more run outside any chunk.
- * Test 2 times one chunk of 2000.
+ * iterations, then one of 1000, 250 of code first translated in it
+ * (named: the plugin looks at the blocks earlier chunks ran and at those
+ * translated while the chunk ran) and 500 of code that ran before,
+ * outside any chunk (unnamed), then one of 500 of that code (named
+ * again); 5000 more run outside any chunk.  Test 2 times one chunk of
+ * 2000.
  */
 #define MARK(kind) \
 	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x50500000 | " #kind " << 8")
@@ -23,8 +25,16 @@ static void __attribute__((noinline)) other(long n)
 		asm volatile("" ::: "memory");
 }
 
+/* ... and as code that first runs inside a chunk */
+static void __attribute__((noinline)) fresh(long n)
+{
+	for (long i = 0; i < n; i++)
+		asm volatile("" ::: "memory");
+}
+
 int main(void)
 {
+	other(10);
 	for (int c = 0; c < 3; c++) {
 		MARK(1);
 		work(1000);
@@ -32,6 +42,7 @@ int main(void)
 	}
 	MARK(1);
 	work(1000);
+	fresh(250);
 	other(500);
 	MARK(2);
 	MARK(1);

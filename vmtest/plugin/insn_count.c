@@ -18,10 +18,12 @@
  * whole lines (Intel SDM vol. 1, 7.3.9.3).  No instruction fetch,
  * prefetch or other vCPU's cache is modelled.
  *
- * A chunk looks only at the blocks earlier chunks ran, not every block
- * translated; every block's instructions are summed too, so a chunk that
- * ran another block is known: that is reported unnamed, and the next
- * chunk looks at every block, until one runs no new block.
+ * A chunk looks only at the blocks earlier chunks ran, and at those
+ * translated while it ran (a block retranslated, after TCG dropped its
+ * translation, is a new one), not every block translated; every block's
+ * instructions are summed too, so a chunk that ran another block is
+ * known: that is reported unnamed, and the next chunk looks at every
+ * block, until one runs no new block.
  *
  * Output (out=FILE), as each test prints: "test N", then "VADDR INSNS
  * EXECS LOCKED FENCES CALLS RETS INDIRECT STRING BYTES LOADS STORES
@@ -57,6 +59,7 @@ struct block {
 };
 
 static struct block *blocks;		/* every block translated */
+static struct block *before_chunk;	/* the newest when the chunk began */
 static struct block **hot;		/* the blocks that ran in a chunk */
 static size_t nhot, hot_size;
 static uint64_t ran, ran_base;		/* instructions every block ran */
@@ -173,6 +176,7 @@ static void on_marker(unsigned int cpu, void *udata)
 	switch ((uintptr_t)udata) {
 	case MARK_BEGIN:
 		ran_base = ran;
+		before_chunk = blocks;
 		for (b = blocks; all_based && b; b = b->next)
 			memcpy(b->base, b->now, sizeof(b->now));
 		for (h = 0; !all_based && h < nhot; h++)
@@ -181,7 +185,9 @@ static void on_marker(unsigned int cpu, void *udata)
 	case MARK_END:
 		for (h = 0; h < nhot; h++)
 			named += chunk_end(hot[h]);
-		for (b = blocks; all_based && b; b = b->next) {
+		/* every block then, or those translated since it began */
+		for (b = blocks; b && (all_based || b != before_chunk);
+		     b = b->next) {
 			/* the marker's own block: its events, no execution */
 			if (b->hot || !memcmp(b->now, b->base, sizeof(b->now)))
 				continue;
