@@ -11,6 +11,11 @@ children=()
 boot_option()
 {
 	case $1 in
+	--base-config | --change-config | -n | --boots | -j | --jobs | \
+	--profile | -p | --param | --dma | -o | --out)
+		[ -n "$2" ] || die "$1 needs a value" ;;
+	esac
+	case $1 in
 	--base-config) base_config+=("$(config_setting "$2")") || exit 2 ;;
 	--change-config) change_config+=("$(config_setting "$2")") || exit 2 ;;
 	-n | --boots) boots=$2 ;;

@@ -142,9 +142,14 @@ one_of()
 	die "$option must be $(printf '%s, ' "${@:1:$#-1}" | sed 's/, $//') or ${!#}, not '$value'"
 }
 
+# The options that take a value
+VALUE_OPTS=' -t --target -k --ksrc --kdir -c --cpus -m --mem --profile --dma -p --param --module-patch --append -e --env --how -T --timeout --stop-after --job-file --accel --cache '
+
 parse_args()
 {
 	while [ $# -gt 0 ]; do
+		[[ $VALUE_OPTS != *" $1 "* ]] || [ $# -ge 2 ] ||
+			die "$1 needs a value"
 		case $1 in
 		-t | --target) TARGETS=${2:-}; shift ;;
 		-k | --ksrc) KSRC=${2:-}; shift ;;

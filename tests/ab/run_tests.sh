@@ -311,6 +311,9 @@ check "ab.sh --change, a base build beside it: ... and the runner's tree is as i
 nothing_built() { ! grep -qE "^(build|make )" "$tmp/jobs/calls" 2>/dev/null; }
 printf -- '--- a/tools/testing/selftests/x\n+++ b/tools/testing/selftests/x\n@@ -0,0 +1 @@\n+x\n' \
 	>"$tmp/bench.patch"
+expect_rc "ab.sh: an option without its value: exit 2" 2 "$tmp/novalue.log" \
+	abpatch --change "$tmp/nop.patch" -o
+expect_grep "... naming it" "$tmp/novalue.log" '-o needs a value'
 head -n 9 "$tmp/nop.patch" >"$tmp/corrupt.patch"	# cut in its hunk
 for case in fuzz:'does not apply to the base' empty:'changes nothing' \
 	    corrupt:'corrupt patch at line' \

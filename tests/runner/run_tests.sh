@@ -232,6 +232,9 @@ check "--dma iommu: intel_iommu=on on the command line" \
 stage append boot FAKE_BOOTS=pass VM_APPEND="skew_tick=1 nohz_full=1"
 check "--append: its words end the guest's command line, before the init's" \
 	grep -q -- 'skew_tick=1 nohz_full=1 -- vmtest_init=' "$work/append/qemu.args"
+expect_rc "an option without its value: exit 2" 2 "$work/novalue.log" \
+	"$REPO/vmtest/vmtest.sh" --stop-after fetch -t
+expect_grep "... naming it, no shell error" "$work/novalue.log" '^vmtest: error: -t needs a value$'
 expect_rc "--dma sideways: exit 2" 2 "$work/dma-bad.log" \
 	"$REPO/vmtest/vmtest.sh" --dma sideways
 expect_grep "... naming the choices" "$work/dma-bad.log" 'direct, swiotlb or iommu'
