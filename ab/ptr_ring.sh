@@ -76,6 +76,11 @@ case $format in text | markdown) ;; *) die "--format: text or markdown" ;; esac
 	die "nothing to compare: give --change PATCH or --change-src DIR"
 [ "$cg_runs" -eq 0 ] || command -v valgrind >/dev/null ||
 	die "valgrind is not installed (Debian package valgrind), or give --callgrind-runs 0"
+# The trees given, before the runner is asked for its (a download)
+for t in "$base" "$change_src"; do
+	[ -z "$t" ] || [ -f "$t/include/linux/ptr_ring.h" ] ||
+		die "$t: no include/linux/ptr_ring.h"
+done
 # The benchmark: the base's, else the runner's tree's (the default base)
 bench=$base
 if [ -z "$base" ] || [ ! -f "$base/tools/testing/selftests/ptr_ring/ptr_ring_test.c" ]; then
@@ -83,10 +88,6 @@ if [ -z "$base" ] || [ ! -f "$base/tools/testing/selftests/ptr_ring/ptr_ring_tes
 	[ -n "$bench" ] || die "the runner prepared no tree (vmtest/vmtest.sh -t current --stop-after tree)"
 fi
 base=${base:-$bench}
-for t in "$base" "$change_src"; do
-	[ -z "$t" ] || [ -f "$t/include/linux/ptr_ring.h" ] ||
-		die "$t: no include/linux/ptr_ring.h"
-done
 out=${out:-$cache/ab/ptr_ring-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" || die "cannot make $out"
 out=$(realpath "$out")

@@ -430,6 +430,13 @@ else
 fi
 rm -rf "$tmp"
 
+# A bad --change-src is refused before the runner fetches its source
+expect_rc "ab.sh --ptr-ring --change-src /nonexistent: exit 2" 2 \
+	"$OUT/pr-nosrc.log" env VMTEST_CACHE="$OUT/pr-nocache" timeout 60 \
+	"$REPO/ab/ab.sh" --ptr-ring --change-src /nonexistent --callgrind-runs 0
+expect_grep "... saying why" "$OUT/pr-nosrc.log" '/nonexistent: no include/linux/ptr_ring.h'
+check "... having fetched nothing" test ! -e "$OUT/pr-nocache/src"
+
 # ab/layout.py on canned pahole output: a struct grown in its first
 # member, two members pushed to the next cache line, named first
 L=$TESTS_DIR/ab/layout
