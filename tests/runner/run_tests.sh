@@ -206,6 +206,15 @@ check "guest: an unknown way to run: 1" \
 	test "$("$REPO/vmtest/guest/selftests.sh" sideways "$REPO" x "$work/g" \
 		"$work/g" >/dev/null 2>&1; echo $?)" = 1
 
+# A job --stop-after prepared has its run's 0, not "the guest did not run"
+mkdir -p "$work/prepared"
+echo 'target=current result=prepared rc=0 seconds=3 accel=auto phase=tree' \
+	>"$work/prepared/result"
+check "judge: a prepared job has its run's 0" \
+	test "$("$VMTEST" judge "$work/prepared" 2>"$work/prepared.log"; echo $?)" = 0
+expect_grep "... saying it was not booted" "$work/prepared.log" \
+	'prepared up to tree \(--stop-after\), not booted'
+
 # A run that passes with a test skipped whole says which in its summary
 # row (vmtest.sh's skip_note, on a canned job).
 mkdir -p "$work/skipjob/ktap"

@@ -150,7 +150,14 @@ def boot_failed(qemu, lines):
 
 
 def judge(job):
-    """The job's code, saying why it is not 0 or 4."""
+    """The job's code, saying why it is not 0 or 4; a job prepared by
+    --stop-after, which boots nothing, has its run's 0."""
+    result = dict(word.split('=', 1) for word in read(job, 'result').split()
+                  if '=' in word)
+    if result.get('result') == 'prepared':
+        say(f"prepared up to {result.get('phase', '?')} (--stop-after), "
+            'not booted: nothing to judge')
+        return 0
     qemu = dict(word.split('=', 1) for word in read(job, 'qemu').split()
                 if '=' in word)
     lines = read(job, 'console.log').splitlines(keepends=True)
