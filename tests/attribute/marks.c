@@ -2,12 +2,10 @@
 /*
  * A user program with vmtest/guest/insn-markers.patch's marks, for the
  * QEMU plugin's test under qemu-x86_64: test 1 times three chunks of 1000
- * iterations, then one of 1000, 250 of code first translated in it
- * (named: the plugin looks at the blocks earlier chunks ran and at those
- * translated while the chunk ran) and 500 of code that ran before,
- * outside any chunk (unnamed), then one of 500 of that code (named
- * again); 5000 more run outside any chunk.  Test 2 times one chunk of
- * 2000.
+ * iterations, then one of 1000, 250 of code first translated in it and
+ * 500 of code that ran before, outside any chunk, then one of 500 of that
+ * code, all of it named; 5000 more run outside any chunk.  Test 2 times
+ * one chunk of 2000.
  */
 #define MARK(kind) \
 	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x50500000 | " #kind " << 8")

@@ -18,12 +18,12 @@
  * whole lines (Intel SDM vol. 1, 7.3.9.3).  No instruction fetch,
  * prefetch or other vCPU's cache is modelled.
  *
- * A chunk looks only at the blocks earlier chunks ran, and at those
- * translated while it ran (a block retranslated, after TCG dropped its
- * translation, is a new one), not every block translated; every block's
- * instructions are summed too, so a chunk that ran another block is
- * known: that is reported unnamed, and the next chunk looks at every
- * block, until one runs no new block.
+ * A chunk's counts are every block's: each is based when the chunk begins
+ * and summed when it ends (a block translated meanwhile, or translated
+ * anew after TCG dropped a translation, from zero): looking only at the
+ * blocks earlier chunks ran would be faster, and loses whole chunks to
+ * translations made between chunks.  What the blocks do not add up to of
+ * the instructions run (a marker's own block) is reported unnamed.
  *
  * Output (out=FILE), as each test prints: "test N", then "VADDR INSNS
  * EXECS LOCKED FENCES CALLS RETS INDIRECT STRING BYTES LOADS STORES
@@ -54,17 +54,12 @@ struct block {
 	uint64_t vaddr, now[NCOUNT], base[NCOUNT], acc[NCOUNT];
 	/* a block ends at a rep string insn: its element size, accesses */
 	uint32_t insns, size, per_element;
-	bool hot;			/* it ran in a chunk */
 	struct block *next;
 };
 
 static struct block *blocks;		/* every block translated */
-static struct block *before_chunk;	/* the newest when the chunk began */
-static struct block **hot;		/* the blocks that ran in a chunk */
-static size_t nhot, hot_size;
 static uint64_t ran, ran_base;		/* instructions every block ran */
-static uint64_t unnamed;		/* of the test's chunks, not in hot */
-static bool all_based = true;		/* the chunk looks at every block */
+static uint64_t unnamed;		/* of the test's chunks, in no block */
 static bool kernel_only;		/* a system's guest: its kernel's blocks */
 static unsigned int test;		/* tests printed so far */
 static FILE *out;
@@ -170,40 +165,18 @@ static void on_marker(unsigned int cpu, void *udata)
 {
 	struct block *b;
 	uint64_t elements, named = 0;
-	size_t h, known = nhot;
 	int i;
 
 	switch ((uintptr_t)udata) {
 	case MARK_BEGIN:
 		ran_base = ran;
-		before_chunk = blocks;
-		for (b = blocks; all_based && b; b = b->next)
+		for (b = blocks; b; b = b->next)
 			memcpy(b->base, b->now, sizeof(b->now));
-		for (h = 0; !all_based && h < nhot; h++)
-			memcpy(hot[h]->base, hot[h]->now, sizeof(hot[h]->now));
 		break;
 	case MARK_END:
-		for (h = 0; h < nhot; h++)
-			named += chunk_end(hot[h]);
-		/* every block then, or those translated since it began */
-		for (b = blocks; b && (all_based || b != before_chunk);
-		     b = b->next) {
-			/* the marker's own block: its events, no execution */
-			if (b->hot || !memcmp(b->now, b->base, sizeof(b->now)))
-				continue;
-			if (nhot == hot_size) {
-				hot_size = hot_size * 2 + 64;
-				hot = realloc(hot, hot_size * sizeof(*hot));
-				if (!hot)
-					abort();
-			}
-			hot[nhot++] = b;
-			b->hot = true;
+		for (b = blocks; b; b = b->next)
 			named += chunk_end(b);
-		}
 		unnamed += ran - ran_base - named;
-		/* until a chunk runs no block that none before it ran */
-		all_based = ran - ran_base != named || nhot != known;
 		break;
 	case MARK_PRINT:	/* the chunks so far were this test's */
 		fprintf(out, "test %u\n", ++test);
@@ -211,9 +184,6 @@ static void on_marker(unsigned int cpu, void *udata)
 			fprintf(out, "0 1 %" PRIu64 " 0 0 0 0 0 0 0 0 0 0 0\n",
 				unnamed);
 		unnamed = 0;
-		all_based = true;
-		while (nhot)	/* the next test runs other code */
-			hot[--nhot]->hot = false;
 		for (b = blocks; b; b = b->next) {
 			for (i = 0; i < NCOUNT && !b->acc[i]; i++)
 				;
