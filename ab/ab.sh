@@ -42,6 +42,8 @@
 #   -o, --out DIR       where the boots' logs, KTAP and profiles (kept:
 #                       the runner deletes its jobs after a day) and
 #                       the table go (default: CACHE/ab/DATE-PID)
+# The table goes to standard output (and OUT/table.FORMAT), what ab.sh
+# does to standard error.
 # Exit: 0, 1 when a boot failed, 2 on bad input or a build that failed,
 # 130 when interrupted (nothing is left running).  The runner's trees are
 # never written: a change is applied to a private copy of the base's
@@ -132,14 +134,14 @@ build_variant()
 	flock "$tree.lock" cp -al "$tree" "$priv" || die "cannot copy $tree"
 	[ "$pdir" = none ] || apply_patches "$pdir" "$priv"
 	mkdir -p "$(dirname "$kdir")" || die "cannot make $(dirname "$kdir")"
-	echo "ab.sh: copying the base's objects ($base)"
+	echo "ab.sh: copying the base's objects ($base)" >&2
 	cp -a "$base" "$kdir.tmp" || die "cannot copy $base"
 	for c in "$@"; do
 		c=${c#CONFIG_}
 		"$priv/scripts/config" --file "$kdir.tmp/.config" \
 			--set-val "${c%%=*}" "${c#*=}" || die "cannot set $c"
 	done
-	echo "ab.sh: building the $side incrementally (log: $out/build-$side.log)"
+	echo "ab.sh: building the $side incrementally (log: $out/build-$side.log)" >&2
 	SECONDS=0
 	# shellcheck disable=SC2016 # the script reads its own arguments
 	flock "${VMTEST_KBUILD_LOCK:-/run/lock/vmtest-kbuild.lock}" \
@@ -157,7 +159,7 @@ build_variant()
 		setting_holds "$kdir.tmp/.config" "$c" ||
 			die "$c did not hold in the $side's .config (its dependencies?)"
 	done
-	echo "ab.sh: built in $SECONDS s"
+	echo "ab.sh: built in $SECONDS s" >&2
 	mv "$kdir.tmp" "$kdir"
 }
 
@@ -193,14 +195,14 @@ patch_dir=none
 if [ ${#patches[@]} -gt 0 ]; then
 	patch_dir=$out/patches
 	split_patches "$patch_dir" "${patches[@]}"
-	echo "ab.sh: the change (NNNN sha256 subject):"
-	sed 's/^/  /' "$patch_dir/list"
+	echo "ab.sh: the change (NNNN sha256 subject):" >&2
+	sed 's/^/  /' "$patch_dir/list" >&2
 	patch_paths "$patch_dir" >"$patch_dir/paths"
 	! grep -q '^tools/testing/selftests/' "$patch_dir/paths" ||
 		die "the patches change the benchmark itself (tools/testing/selftests): ab.sh compares kernels, the same benchmark on both"
 fi
-[ ${#base_config[@]} -eq 0 ] || echo "ab.sh: the base's config: ${base_config[*]}"
-[ ${#change_config[@]} -eq 0 ] || echo "ab.sh: the change's config: ${change_config[*]}"
+[ ${#base_config[@]} -eq 0 ] || echo "ab.sh: the base's config: ${base_config[*]}" >&2
+[ ${#change_config[@]} -eq 0 ] || echo "ab.sh: the change's config: ${change_config[*]}" >&2
 if [ "$changes" -gt 0 ]; then
 	rec=$(VMTEST=$vmtest vmtest_record current tree --profile "$profile" \
 		2>"$out/tree-base.log") ||
@@ -264,7 +266,7 @@ if [ -z "$base_kdir" ]; then
 		die "the base does not build (see $out/build-base.log)"
 	tree=$(record_get tree <<<"$rec") base_kdir=$(record_get kdir <<<"$rec")
 	[[ -n $tree && -n $base_kdir ]] || die "the runner named no tree or kdir: $rec"
-	echo "ab.sh: base: $base_kdir"
+	echo "ab.sh: base: $base_kdir" >&2
 fi
 if [ -z "$change_kdir" ]; then
 	change_kdir=$(variant change "$base_kdir" "$patch_dir" "${change_config[@]}") ||
@@ -282,7 +284,7 @@ intended=$(printf '%s\n' "${base_config[@]}" "${change_config[@]}" |
 diffs=$(config_diff "$base_kdir/.config" "$change_kdir/.config" |
 	grep -vE "CONFIG_(${intended:-^})[= ]")
 [ -z "$intended" ] ||
-	echo "ab.sh: the sides differ in $(tr '|' ' ' <<<"$intended") by intent"
+	echo "ab.sh: the sides differ in $(tr '|' ' ' <<<"$intended") by intent" >&2
 if [ -n "$diffs" ]; then
 	printf '%s\n' "$diffs" | sed 's/^</  base:  /; s/^>/  change:/' >"$out/config-diff"
 	if [ "$allow" -eq 0 ]; then
@@ -290,8 +292,8 @@ if [ -n "$diffs" ]; then
 		cat "$out/config-diff" >&2
 		die "refusing to compare (--allow-config-diff when the change is this)"
 	fi
-	echo "ab.sh: compared despite config differences (--allow-config-diff):"
-	cat "$out/config-diff"
+	echo "ab.sh: compared despite config differences (--allow-config-diff):" >&2
+	cat "$out/config-diff" >&2
 fi
 
 {
@@ -311,7 +313,7 @@ n=$(wc -l <"$out/changed-functions")
 code="$n functions differ: $(cut -d' ' -f2 "$out/changed-functions" | head -n 6 | paste -sd ' ')"
 [ "$n" -le 6 ] || code+=' ...'
 [ "$n" -gt 0 ] || code='no built function differs between the sides'
-echo "ab.sh: code: $code"
+echo "ab.sh: code: $code" >&2
 echo "code: $code" >>"$out/manifest"
 
 # layout_probe SIDE KDIR: the object of ab/layout_probe, built with debug
@@ -353,12 +355,12 @@ mode=(-D) what='deterministic: QEMU -icount, instruction counts'
 [ "$attribute" -eq 0 ] || mode+=(--attribute)
 [ "$timing" -eq 0 ] ||
 	mode=() what='timings: KVM where it works, else QEMU TCG emulation (not hardware figures)'
-echo "ab.sh: $boots boots a side, $jobs at a time, $what"
+echo "ab.sh: $boots boots a side, $jobs at a time, $what" >&2
 SECONDS=0
 failed=0
 boot_all "$out" "$boots" "$jobs" base="$base_kdir" change="$change_kdir" -- \
 	"${mode[@]}" "${params[@]}" || failed=1
-echo "ab.sh: booted in $SECONDS s"
+echo "ab.sh: booted in $SECONDS s" >&2
 [ "$failed" -eq 0 ] ||
 	echo "ab.sh: a boot failed; its log is in $out (the table is of what ran)" >&2
 
@@ -402,5 +404,5 @@ fi
 } | tee "$out/table.$format"
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || exit "$rc"
-echo "ab.sh: $out"
+echo "ab.sh: $out" >&2
 exit "$failed"

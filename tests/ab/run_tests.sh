@@ -76,6 +76,9 @@ m = t["manifest"]
 assert m["command"].startswith("ab.sh "), m
 assert m["base qemu cpu"] == m["change qemu cpu"] == "Fake-Server", m' \
 	"$tmp/out-json/table.json"
+sides --format json -o "$tmp/out-json2" >"$tmp/json2.out" 2>/dev/null
+check "ab.sh --format json: its standard output is the JSON alone" \
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/json2.out"
 expect_rc "ab.sh --attribute: exit 0" 0 "$tmp/ab-attr.log" \
 	sides --attribute -o "$tmp/out-attr"
 expect_grep "ab.sh --attribute: ... the function that moved" \
