@@ -25,11 +25,13 @@
 #   -j, --jobs N        boots at a time (default: the CPUs; with --timing 1)
 #   --timing            timings (KVM, else TCG emulation: labelled so)
 #                       instead of instruction counts
-#   --attribute         also per function: each boot counted by QEMU's
+#   --no-attribute      boots without the per-function counts (faster):
+#                       by default each boot is counted by QEMU's
 #                       plugin (vmtest.sh --attribute), the functions
-#                       that moved listed under the table, and verdicts
-#                       the change's, not its placement's: "not
-#                       covered", "placement" (ab/verdict.py --help)
+#                       that moved are listed under the table, and the
+#                       verdicts are the change's, not its code
+#                       placement's: "not covered", "placement"
+#                       (ab/verdict.py --help); without, as built
 #   --profile P         the base's config: distro (default: Debian's
 #                       options that change the timed paths) or tiny
 #   --allow-config-diff compare kernels whose .config differ in options
@@ -70,7 +72,7 @@ CONFIG_KEYS='DEBUG_[A-Z_]*|KASAN[A-Z_]*|KCSAN|KMSAN|UBSAN|KFENCE|LOCKDEP|PROVE_L
 
 patches=() params=() base_kdir='' change_kdir='' boots=3 jobs='' timing=0
 base_config=() change_config=()
-profile=distro allow=0 format=text out='' attribute=0 cmdline=$*
+profile=distro allow=0 format=text out='' attribute=1 cmdline=$*
 while [ $# -gt 0 ]; do
 	case $1 in
 	--change) [ -e "${2:-}" ] || die "--change: no such patch: ${2:-}"
@@ -78,16 +80,16 @@ while [ $# -gt 0 ]; do
 	--base-kdir) base_kdir=${2:-}; shift ;;
 	--change-kdir) change_kdir=${2:-}; shift ;;
 	--timing) timing=1 ;;
-	--attribute) attribute=1 ;;
+	--attribute) attribute=1 ;;	# the default
+	--no-attribute) attribute=0 ;;
 	--allow-config-diff) allow=1 ;;
 	--format) format=${2:-}; shift ;;
 	*) boot_option "$1" "${2:-}"; shift ;;
 	esac
 	shift
 done
-[ "$timing" -eq 0 ] || jobs=1
-[ "$timing" -eq 0 ] || [ "$attribute" -eq 0 ] ||
-	die "--attribute counts instructions: not with --timing"
+# timings are not counted per function
+[ "$timing" -eq 0 ] || jobs=1 attribute=0
 check_counts
 case $format in text | markdown | json) ;; *) die "--format: text, markdown or json" ;; esac
 changes=$((${#patches[@]} + ${#base_config[@]} + ${#change_config[@]}))

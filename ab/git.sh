@@ -25,16 +25,17 @@
 #   --bisect A..B     the first commit of A..B whose figures differ from
 #                     A's (on --test NAME, or on any test), in about
 #                     log2 of the commits' builds; a commit that does not
-#                     build is skipped; with --attribute one that moved
-#                     only code placement (thunks) is no difference,
-#                     unless --placement is given
+#                     build is skipped; one that moved only code
+#                     placement (thunks) is no difference, unless
+#                     --placement is given
 #   --report A..B     the range's table and plot from the store, nothing
 #                     built or booted
-#   --attribute       per-function counts (vmtest.sh --attribute): the
-#                     verdicts the commit's, not its code placement's
+#   --no-attribute    boots without the per-function counts (faster):
+#                     by default (vmtest.sh --attribute) the verdicts are
+#                     the commit's, not its code placement's
 #                     (ab/verdict.py --attribution: ~ placement), and
-#                     under the table, per step, the functions and events
-#                     that moved and the model cycles (an estimate)
+#                     under the table, per step, are the functions and
+#                     events that moved and the model cycles (an estimate)
 #   -n, --boots N     boots a commit (default 3)
 #   -j, --jobs N      boots at a time (default: the CPUs)
 #   --profile P       the config: distro (default) or tiny, as the runner's
@@ -69,7 +70,7 @@ cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}
 BENCH=(tools/testing/selftests/net/bench tools/testing/selftests/ptr_ring)
 
 tree='' base='' change='' range='' mode='' test='' boots=3 jobs=''
-profile=distro params=() out='' attribute=0 patches=() placement=()
+profile=distro params=() out='' attribute=1 patches=() placement=()
 base_config=() change_config=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -83,7 +84,8 @@ while [ $# -gt 0 ]; do
 		[ -z "$mode" ] || die "$1: one of --range, --bisect, --report"
 		mode=${1#--} range=${2:-}; shift ;;
 	--test) test=${2:-}; shift ;;
-	--attribute) attribute=1 ;;
+	--attribute) attribute=1 ;;	# the default
+	--no-attribute) attribute=0 ;;
 	--placement) placement=(--placement) ;;
 	*) boot_option "$1" "${2:-}"; shift ;;
 	esac

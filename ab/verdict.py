@@ -32,16 +32,17 @@ A test only one side has reads "only in base" or "only in change".
 
 With --attribution (vmtest/lib/insn_profile.py's per-test lines: whether
 the test ran a function whose code the change altered, or - when that
-is not known, the insn/elem those functions moved, or all but the
-thunks, the insn/elem the mitigations' thunks moved) a verdict is the
-change's, not its code placement's.  Where a change
-grows or shrinks a function, the functions after it move, and returns
-and indirect branches elsewhere gain or lose a thunk (ITS) by where
-they land: real instructions of that build, but luck of placement.  So
-a test that ran none of the changed code reads "not covered", whatever
-its figure did; one whose changed functions' counts did not move reads
-"placement" where its figure moved all the same; the others are judged
-on the change's figures less the thunks' difference.  The thunks'
+is not known; the insn/elem every function but the mitigations' thunks
+moved; the insn/elem the thunks moved) a verdict is the change's, not
+its code placement's.  Where a change grows or shrinks a function, the
+functions after it move, and returns and indirect branches elsewhere
+gain or lose a thunk (ITS) by where they land: real instructions of
+that build, but luck of placement.  So a test that ran none of the
+changed code and in which nothing but thunks moved reads "not covered",
+whatever its figure did; one in which nothing but thunks moved reads
+"placement" where its figure moved; the others are judged on the
+change's figures less the thunks' difference (a test that moved though
+it ran no changed code is judged too: data, or code not compared).  The thunks'
 difference is a column of its own, and the verdict as built (placement
 included) is in --format json, as "as_built".
 
@@ -76,8 +77,8 @@ NOISES = 3.0
 # The smallest change of a deterministic figure (see the docstring)
 RESOLUTION = 0.5
 UNKNOWN = 'unknown (run more)'
-# insn/elem: changed functions that moved less did not move (the
-# attribution's counts are means of per-element counts)
+# insn/elem: functions that moved less did not move (the attribution's
+# counts are means of per-element counts)
 MOVED = 0.05
 
 
@@ -343,9 +344,9 @@ def attribute(rows, data, found, deterministic):
             continue
         ran, own, place = found[test]
         as_built[row[0]] = row[5]
-        row.append(f'{place:+.3f}')
+        row.append(f'{round(place, 3) + 0.0:+.3f}')  # no -0.000
         before, after, unit = data[row[0]]
-        if ran is False:
+        if ran is False and abs(own) < MOVED:
             row[5] = 'not covered'
         elif abs(own) < MOVED:
             row[5] = 'same' if row[5] == 'same' else 'placement'

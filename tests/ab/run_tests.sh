@@ -257,10 +257,11 @@ check "ab.sh keeps each boot's KTAP and QEMU facts in its output" \
 	test -d "$tmp/out-thread/base-1/ktap" -a -f "$tmp/out-thread/change-1/qemu"
 rm -rf "$tmp/jobs"/current.*
 check "ab.sh: the boots it kept give the same table without the runner's jobs" \
-	diff <(sed -n '/^test /,/^#/{/^#/!p}' "$tmp/out-thread/table.text") \
+	diff <(sed -n '/^test /,/^#/{/^#/q;p}' "$tmp/out-thread/table.text") \
 	<("$REPO/ab/verdict.py" --deterministic \
 	  --base "$tmp/out-thread"/base-[0-9]*/ \
-	  --change "$tmp/out-thread"/change-[0-9]*/ | sed -n '/^test /,$p')
+	  --change "$tmp/out-thread"/change-[0-9]*/ \
+	  --attribution "$tmp/out-thread/attribution" | sed -n '/^test /,$p')
 # The change's build is keyed on what the base is (its .config, its
 # compiler as compile.h records it, its image) and the patches: a
 # change built once is "built before" the second time; after the base

@@ -488,13 +488,16 @@ class Command(Case):
         thunks moved it by 2 insn/elem; one whose changed functions did
         not move, only its thunks: "placement", never slower/faster; one
         whose changed function moved keeps its verdict, judged without
-        the thunks' difference; the thunks apart, in a column; the
-        as-built verdict in JSON"""
+        the thunks' difference, and so does one that moved though it ran
+        no changed code; the thunks apart, in a column; the as-built
+        verdict in JSON"""
         shift = {'lock': 2, 'no-softirq-page_pool01': -1,
-                 'no-softirq-page_pool02': 3, 'no-softirq-page_pool03': 1}
+                 'no-softirq-page_pool02': 3, 'no-softirq-page_pool03': 1,
+                 'atomic_inc': 1}
         # ran none of it; only thunks moved; its own +2 and a thunk's +1;
-        # thunks all of it
+        # thunks all of it; moved, though it ran none of it (data?)
         attr = self.write('a', [(
+            'atomic_inc 0 1.000 0.000\n'
             'lock 0 0.000 2.000\n'
             'no-softirq-page_pool01 1 0.000 -1.000\n'
             'no-softirq-page_pool02 1 2.000 1.000\n'
@@ -511,7 +514,7 @@ class Command(Case):
                          r'slower +\+1\.000\n')
         self.assertRegex(out, r'\nno-softirq-page_pool03 +.* same +\+1\.000\n')
         self.assertRegex(out, r'\nfor_loop +.* not covered +\+0\.000\n')
-        self.assertRegex(out, r'\natomic_inc +.* same +-\n')
+        self.assertRegex(out, r'\natomic_inc +.* slower +\+0\.000\n')
         self.assertRegex(out, r'\ntest +base .* verdict +placement\n')
         code, out, _ = self.cli_on(boots(0), boots(1, shift),
                                    '--attribution', attr, '--format', 'json')

@@ -135,7 +135,7 @@ expect_grep "--bisect: ... saying so" "$tmp/bisect-none.log" \
 expect_rc "--base/--change: exit 0" 0 "$tmp/pair.log" \
 	abgit cache --base "$c2" --change "$c3"
 expect_grep "--base/--change: the before/after table" "$tmp/pair.log" \
-	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower$'
+	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower( +[-+][0-9.]+)?$'
 
 # --base REV --change PATCH: the base commit with the patch applied
 g diff "$c2" "$c3" >"$tmp/nop.patch"
@@ -143,7 +143,7 @@ g diff "$c2" "$c3" >"$tmp/nop.patch"
 expect_rc "--base REV --change PATCH: exit 0" 0 "$tmp/patch.log" \
 	abgit cache --base "$c1" --change "$tmp/nop.patch" -o "$tmp/patch"
 expect_grep "--base REV --change PATCH: ... slower by the nop" "$tmp/patch/table.text" \
-	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower$'
+	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower( +[-+][0-9.]+)?$'
 expect_grep "--base REV --change PATCH: ... what went in is listed" "$tmp/patch.log" \
 	'^  0001 [0-9a-f]{12} nop\.patch$'
 check "--base REV --change PATCH: one build, the base's from the store" \
@@ -155,7 +155,7 @@ check "--base REV --change PATCH: the tree is as it was" test "$(tree_sums)" = "
 expect_rc "--base REV --change-config PAGE_POOL_STATS=n: exit 0" 0 "$tmp/cfg.log" \
 	abgit cache --base "$c1" --change-config PAGE_POOL_STATS=n -o "$tmp/cfg"
 expect_grep "--change-config: ... two instructions faster" "$tmp/cfg/table.text" \
-	'^no-softirq-page_pool01 +72\.00[0-9] +70\.00[0-9] .* faster$'
+	'^no-softirq-page_pool01 +72\.00[0-9] +70\.00[0-9] .* faster( +[-+][0-9.]+)?$'
 expect_grep "--change-config: ... the build names the setting" "$tmp/cfg.log" \
 	"^ab.sh: building $(s "$c1" | cut -c1-7)[0-9a-f]* net: page_pool: the first with CONFIG_PAGE_POOL_STATS=n$"
 check "--change-config: one build, the base's from the store" test "$(builds)" -eq 1
@@ -166,7 +166,7 @@ check "... one build, the other commit's with the setting" test "$(builds)" -eq 
 expect_rc "a plain build after one with a setting: exit 0" 0 "$tmp/plain.log" \
 	abgit cache --base "$c2" --change "$tmp/nop.patch"
 expect_grep "... is built without it" "$tmp/plain.log" \
-	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower$'
+	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower( +[-+][0-9.]+)?$'
 expect_rc "--change-config with an option the tree lacks: exit 2" 2 "$tmp/absent.log" \
 	abgit cache --base "$c1" --change-config ABSENT_OPTION=y
 expect_grep "... saying it does not hold" "$tmp/absent.log" \

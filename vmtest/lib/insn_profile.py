@@ -18,12 +18,11 @@ start a symbol.  Counts are per element; the check says which tests lack
 the functions their path needs (the path fingerprint).  --attribution
 O gets a line a test, change - base, for ab/verdict.py's
 --attribution: its name; with --changed F (ab/objdiff.py's "OBJECT
-FUNCTION" lines) 1 when a job ran one of those functions, else 0 (not
-covered), without it -; the insn/elem those functions moved (without
-it: every function but the thunks, the code the change made run
-differently); and the insn/elem the mitigations' thunks moved
-(placement: a return or an indirect branch takes a thunk by where it
-lands, which any change moves).
+FUNCTION" lines) 1 when a job ran one of those functions, else 0,
+without it -; the insn/elem every function but the mitigations' thunks
+moved (what the change made run differently); and the insn/elem the
+thunks moved (placement: a return or an indirect branch takes a thunk
+by where it lands, which any change moves).
 """
 
 import argparse
@@ -311,11 +310,9 @@ def events_moved(base, change):
 
 def attribution(base, change, changed=None):
     """Per test: (whether a job ran a function of CHANGED, None without
-    it; the insn/elem those functions moved, without it every function's
-    but the thunks'; the insn/elem the thunks moved)."""
+    it; the insn/elem every function but the thunks moved; the insn/elem
+    the thunks moved)."""
     before, after = mean(base), mean(change)
-    own = changed.__contains__ if changed is not None else \
-        (lambda sym: not THUNK.match(sym))
     found = {}
     for test in dict.fromkeys(t for prof in base + change for t in prof):
         ran = None if changed is None else any(
@@ -323,7 +320,8 @@ def attribution(base, change, changed=None):
             if test in prof for f in changed)
         keys = {k for k in set(before) | set(after) if k[0] == test}
         moved_by = [sum(after.get(k, 0) - before.get(k, 0) for k in keys
-                        if pick(k[1])) for pick in (own, THUNK.match)]
+                        if bool(THUNK.match(k[1])) == thunk)
+                    for thunk in (False, True)]
         found[test] = (ran, *moved_by)
     return found
 
