@@ -195,6 +195,15 @@ for helpers in "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 	check "$v-killed: no log reader and no load left" \
 		no_process "[s]leep 987654|driver/fake/[d]d"
 
+	# A log flooded by another writer after a lost last line: the driver
+	# stops 10 s after the load, with the failed case
+	SECONDS=0
+	run "$v-flood" 1 FAKE_SCENARIO=flood --
+	check "$v-flood: a flooded log ends the wait 10 s after the load ($SECONDS s)" \
+		test "$SECONDS" -lt 20
+	expect_grep "$v-flood: ... reporting the lost last line" "$o" '^not ok [0-9]+ kernel_log$'
+	pkill -f "while :; do echo \"<7>flood\"" 2>/dev/null
+
 	# A kselftest timeout (SIGTERM) keeps the cases printed before it
 	run "$v-timeout" 130 FAKE_SCENARIO=stall -- &
 	sleep 3

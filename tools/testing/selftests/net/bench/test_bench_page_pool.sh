@@ -109,13 +109,14 @@ if mkfifo "$tmp/log" && exec 3</dev/kmsg; then
 fi 2>/dev/null
 insmod "$KO" "tag=$tag" "${params[@]}" >"$tmp/err" 2>&1 &
 loader=$!
-# Until the last line, or 10 s without one once the load has ended
-quiet=0
-while [ -n "$reader" ] && [ "$finished" -eq 0 ] && [ "$quiet" -lt 10 ]; do
+# Until the last line, or for 10 s more once the load has ended (other
+# writers may flood the log meanwhile)
+end=
+while [ -n "$reader" ] && [ "$finished" -eq 0 ]; do
+	kill -0 "$loader" 2>/dev/null || end=${end:-$((SECONDS + 10))}
+	[ -z "$end" ] || [ "$SECONDS" -lt "$end" ] || break
 	if IFS= read -r -t 1 line <&4; then
 		take "$line"
-	elif ! kill -0 "$loader" 2>/dev/null; then
-		quiet=$((quiet + 1))
 	fi
 done
 wait "$loader"
