@@ -338,12 +338,8 @@ layout_probe()
 		>"$out/probe-$1/build.log" 2>&1 &&
 	echo "$out/probe-$1/layout_probe.o"
 }
-probes=()
-for side in base change; do
-	k=$base_kdir
-	[ "$side" = base ] || k=$change_kdir
-	probes+=("$(layout_probe "$side" "$k" 2>>"$out/layout.err")")
-done
+probes=("$(layout_probe base "$base_kdir" 2>>"$out/layout.err")"
+	"$(layout_probe change "$change_kdir" 2>>"$out/layout.err")")
 if [ -f "${probes[0]}" ] && [ -f "${probes[1]}" ]; then
 	"$ab/layout.py" "${probes[@]}" page_pool page_pool_params page \
 		netmem_desc ptr_ring napi_struct >"$out/layout.txt" 2>&1
