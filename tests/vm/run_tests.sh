@@ -3,9 +3,11 @@
 # The QEMU runner, end to end: both targets run the installed selftests
 # and pass with every benchmark subtest reported in the job's KTAP files;
 # preparing again rebuilds nothing; NIPA's way ('make run_tests' in the
-# guest) passes too; a KVM that cannot run a guest falls back to TCG; a
-# WARN_ON, an oops and a hang each fail the run with the splat or a clear
-# timeout message; the benchmark's own promises hold in Debian's kernel.
+# guest) passes too, and the clients' forms (run_kselftest.sh -t, gen_tar,
+# NIPA's command) read "pass" by NIPA's rules on 2 and 4 vCPUs; a KVM that
+# cannot run a guest falls back to TCG; a WARN_ON, an oops and a hang
+# each fail the run with the splat or a clear timeout message; the
+# benchmark's own promises hold in Debian's kernel.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -135,6 +137,23 @@ in_guest "faults" "$OUT/vm-faults.log" -t current \
 	--module-patch "$TESTS_DIR/vm/no-cycles.patch" \
 	--module-patch "$TESTS_DIR/vm/stall-returner.patch" -- \
 	bash "$TESTS_DIR/vm/fault_checks.sh"
+
+# The series' clients, each program judged by NIPA's rules: the runner's
+# installation and NIPA's command for net/bench on 2 vCPUs; gen_tar's
+# archive, made apart from the runner's build, on 4.
+read -r farm kdir < <(prepared current)
+gt=$OUT/gen_tar
+rm -rf "$gt"
+if expect_rc "make gen_tar makes the archive" 0 "$OUT/gen_tar.log" \
+	make -C "$farm/tools/testing/selftests" TARGETS="net/bench ptr_ring" \
+	O="$gt/build" KDIR="$kdir" INSTALL_PATH="$gt/install" gen_tar; then
+	in_guest "clients" "$OUT/vm-clients-2.log" -t current -c 2 -- \
+		bash "$TESTS_DIR/vm/clients_checks.sh" "$REPO" install \
+		"$farm" KDIR="$kdir" O="$farm.build"
+	in_guest "clients" "$OUT/vm-clients-4.log" -t current -c 4 -- \
+		bash "$TESTS_DIR/vm/clients_checks.sh" "$REPO" \
+		"$gt/install/kselftest-packages/kselftest.tar.gz"
+fi
 
 # 4. A /dev/kvm whose guests print nothing (QEMU hangs with -accel kvm):
 # the probe gives up; under TCG the run and the benchmark's checks pass.
