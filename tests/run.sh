@@ -13,7 +13,8 @@
 #   unit   hermetic: no network (a network namespace of its own when
 #          run as root), an empty cache, nothing built: the runner's
 #          logic with stand-ins (what GROUP/tools names installed
-#          before, when missing), series_files
+#          before, when missing), series_files, NIPA's parsing and
+#          rules on captured consoles (nipa_rules)
 #   quick  unit, then the runner's waits (timeouts, signals, locks)
 #          with stand-ins, and what needs sources but no kernel build: static
 #          checks, the runner's tree phases, ptr_ring, the before/after
@@ -39,6 +40,7 @@ cd "$(dirname "$self")" || exit 1
 # group that needs one (module).
 PLAN='series_files unit 300
 runner unit 600
+nipa_rules unit 120
 runner_timing quick 600
 static quick 900
 runner_tree quick 600
