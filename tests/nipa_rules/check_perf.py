@@ -9,7 +9,7 @@ usage: check_perf.py NIPA_LIB CONSOLE...
     '# ok N name # ...' lines, read here with a regex of this file's: a
     case whose line has perf=<value><unit> must come back with that value
     and unit, a case without one with none. A line a console; exit 1 when
-    a case differs or a console has no perf= at all.
+    a case differs or a console has no case.
 """
 
 import os
@@ -35,7 +35,8 @@ def expected(text):
 
 
 def check(parse, path):
-    """Problems of path's cases as parse (NIPA's) keeps them, and a summary."""
+    """Problems of path's cases as parse (NIPA's) keeps them, a summary,
+    and what holds when there are none."""
     with open(path, encoding='utf-8') as console:
         text = console.read()
     want = expected(text)
@@ -46,12 +47,14 @@ def check(parse, path):
                 for i, (w, g) in enumerate(zip(want, got), 1) if w != g]
     if len(want) != len(got):
         problems.append(f'{len(want)} case lines, NIPA parsed {len(got)}')
+    if not want:
+        problems.append('no case')
     figures = sum(1 for _, perf in want if perf)
-    if not figures:
-        problems.append('no case with perf=')
     units = sorted({perf['unit'] for _, perf in want if perf})
-    return problems, (f'{len(want)} cases, {figures} with perf= '
-                      f'(unit {", ".join(units)})')
+    summary = f'{len(want)} cases, {figures} with perf=' + (
+        f' (unit {", ".join(units)})' if units else '')
+    return problems, summary, ('each kept with its value and unit' if figures
+                               else 'none given one')
 
 
 def main(argv):
@@ -66,12 +69,12 @@ def main(argv):
 
     bad = 0
     for path in argv[2:]:
-        problems, summary = check(parse_nested_tests, path)
+        problems, summary, fine = check(parse_nested_tests, path)
         name = os.path.basename(path)
         # The first few differences say what went wrong
         print(f'{name}: {summary}: ' +
               ('; '.join(problems[:3] + [f'{len(problems)} in all'])
-               if problems else 'each kept with its value and unit'))
+               if problems else fine))
         bad += bool(problems)
     sys.exit(bad > 0)
 

@@ -24,6 +24,7 @@ export PYTHONDONTWRITEBYTECODE=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 consoles=("$here"/console/*.console)
+mapfile -t with_perf < <(grep -l ' # perf=' "${consoles[@]}")
 patches=()
 for p in "$REPO"/series/nipa/[0-9][0-9][0-9][0-9]-*.patch; do
 	[[ ${p##*/} == 0000-* ]] || patches+=("$p")
@@ -89,8 +90,11 @@ PY
 # ---- series/nipa/ on NIPA -----------------------------------------------
 nipa=$work/nipa
 names="series/nipa/ applies to NIPA ${COMMIT:0:12} (git am, no fuzz)
-NIPA's unit tests of the patch pass
-the unpatched parser fails the perf= check (it drops perf=)"
+NIPA's unit tests of the patch pass"
+for c in "${with_perf[@]}"; do
+	names+="
+the unpatched parser fails the perf= check on ${c##*/} (it drops perf=)"
+done
 for c in "${consoles[@]}"; do
 	names+="
 the patched parser keeps each perf= of ${c##*/}"
@@ -117,8 +121,10 @@ else
 	mkdir -p "$work/unpatched"
 	git -C "$NIPA_GIT" show "$COMMIT:contest/remote/lib/results.py" \
 		>"$work/unpatched/results.py"
-	check "the unpatched parser fails the perf= check (it drops perf=)" \
-		fails "$PY" "$here/check_perf.py" "$work/unpatched" "${consoles[0]}"
+	for c in "${with_perf[@]}"; do
+		check "the unpatched parser fails the perf= check on ${c##*/} (it drops perf=)" \
+			fails "$PY" "$here/check_perf.py" "$work/unpatched" "$c"
+	done
 	for c in "${consoles[@]}"; do
 		perf_kept "the patched parser keeps each perf= of ${c##*/}" "$lib" "$c"
 	done
@@ -150,20 +156,20 @@ for c in "${consoles[@]}"; do
 	reads 0 "$c" pass "$n (exit 0)"
 	# One case turned skipped, as a test prints one it cannot run: NIPA
 	# then reports the whole test as skipped
-	sed -E '0,/^# ok ([0-9]+) ([^ ]+) # perf=.*/s//# ok \1 \2 # SKIP a case skipped/' \
+	sed -E '0,/^# ok ([0-9]+) ([^ ]+)( # .*)?$/s//# ok \1 \2 # SKIP a case skipped/' \
 		"$c" >"$work/$n.skip"
 	if cmp -s "$c" "$work/$n.skip"; then
-		not_ok "$n has a perf= case to turn skipped"
+		not_ok "$n has a case to turn skipped"
 	else
 		reads 0 "$work/$n.skip" skip "$n with a ' # SKIP' case (exit 0)"
 	fi
 	# One case failed, and kselftest's line for the test 'not ok', as when
 	# the test exits 1; make's exit code left 0, the line alone fails it
-	sed -E '0,/^# ok ([0-9]+) ([^ ]+) (# perf=.*)/s//# not ok \1 \2 \3/
+	sed -E '0,/^# ok ([0-9]+) ([^ ]+)( # .*)?$/s//# not ok \1 \2\3/
 		s/^ok ([0-9]+) selftests: /not ok \1 selftests: /' "$c" >"$work/$n.fail"
 	if ! grep -q '^# not ok ' "$work/$n.fail" ||
 	   ! grep -q '^not ok [0-9]* selftests: ' "$work/$n.fail"; then
-		not_ok "$n has a perf= case and a kselftest result line to turn 'not ok'"
+		not_ok "$n has a case and a kselftest result line to turn 'not ok'"
 	else
 		reads 0 "$work/$n.fail" fail "$n with a 'not ok' case (exit 0)"
 	fi
