@@ -324,23 +324,21 @@ write_job()
 }
 
 # The target's record: what its phases found (src=, tree=, kdir=,
-# kernel=, root=), KEY=VALUE words the job keeps as a file a shell can
-# source (JOB/record, read by lib/record.sh's vmtest_record).
+# kernel=, root=), kept by the job as JSON (JOB/record.json, read by
+# lib/record.sh's vmtest_record).
 RECORD=()
 
 # record KEY=VALUE...: add to the record.
 record()
 {
-	local kv
-
 	RECORD+=("$@")
-	for kv in "target=$JOB_TARGET" "${RECORD[@]}"; do
-		printf '%s=%q\n' "${kv%%=*}" "${kv#*=}"
-	done >"$JOB/record"
+	python3 "$VMTEST_DIR/lib/record.py" write "target=$JOB_TARGET" \
+		"${RECORD[@]}" "job=$JOB" >"$JOB/record.json"
 }
 
 # stop_here PHASE: at the phase --stop-after names, print the target's
-# record on one line for people, the job last (scripts read JOB/record).
+# record on one line for people, the job last (scripts read
+# JOB/record.json).
 stop_here()
 {
 	[ "$STOP_AFTER" = "$1" ] || return 1
@@ -370,12 +368,13 @@ run_target()
 		;;
 	esac
 	# Every target's selftests come from the tree the series' patches
-	# apply to, the source the lock pins (distro: built against
-	# Debian's headers, as a user of that kernel builds them).
-	fetch_current_source
+	# apply to: --ksrc's, else the source the lock pins (distro: built
+	# against Debian's headers, as a user of that kernel builds them).
 	if [ -n "$KSRC" ]; then
 		KSRC_PRISTINE=$KSRC
 		KSRC_ID=$(tree_identity "$KSRC")
+	else
+		fetch_current_source
 	fi
 	record "src=$KSRC_PRISTINE"
 	stop_here fetch && return 0

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The runner's tree and selftest phases on a real kernel source (the
 # pinned one, fetched once), with stand-ins for QEMU and make: a phase's
-# record; the series applied to the current target's tree (apply.sh), a
-# cross build beside a native one in one tree (cross.sh), two checkouts'
-# overlapping runs on one cache (overlap.sh).
+# record, a --ksrc path with spaces read back from it, offline; the
+# series applied to the current target's tree (apply.sh), a cross build
+# beside a native one in one tree (cross.sh), two checkouts' overlapping
+# runs on one cache (overlap.sh).
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -19,9 +20,28 @@ rec=$(runner_record current fetch)
 src=$(record_get src <<<"$rec")
 job=$(record_get job <<<"$rec")
 check "runner_record: the current target's source ($src)" test -d "$src"
-# shellcheck disable=SC2016 # expanded by that shell
-check "the job keeps the record as a file a shell sources" \
-	bash -c '. "$1/record" && [ "$target" = current ] && [ "$src" = "$2" ]' _ "$job" "$src"
+check "the job keeps the record as JSON" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1] + "/record.json"))
+sys.exit(r["target"] != "current" or r["src"] != sys.argv[2] or r["job"] != sys.argv[1])
+' "$job" "$src"
+
+# --ksrc DIR, a path with spaces, on an empty cache and (as root) with no
+# network: the record gives DIR back as it is, and the pinned source is
+# not fetched for it.
+ks="$OUT/a source with spaces"
+rm -rf "$ks" && mkdir -p "$ks" && cp "$src/Makefile" "$ks/"
+offline=()
+! unshare -n true 2>/dev/null || offline=(unshare -n)
+rm -f "$OUT/ksrc.job"
+VMTEST_CACHE=$(mktemp -d "$OUT/cache.XXXXXX") "${offline[@]}" "$VMTEST" \
+	-t current --stop-after fetch --ksrc "$ks" --job-file "$OUT/ksrc.job" \
+	>"$OUT/ksrc.log" 2>&1
+rec=$(cat "$(head -n 1 "$OUT/ksrc.job")/record.json")
+check "--ksrc with spaces${offline:+, offline}, an empty cache: the record's src is it" \
+	test "$(record_get src <<<"$rec")" = "$ks"
+expect_no_grep "... and the pinned source is not fetched" "$OUT/ksrc.log" \
+	'download|index|update-lock|linux-source'
 expect_grep "the job's result says prepared, phase fetch" "$job/result" \
 	'^target=current result=prepared rc=0 .* phase=fetch '
 

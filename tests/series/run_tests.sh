@@ -53,14 +53,15 @@ for cover in "$REPO"/series/*/0000-cover-letter.patch; do
 done
 
 # ---- a synthetic series, in a copy of the series tooling -------------
-# proj: series.sh, series_files.py and record.sh, with project files made
+# proj: series.sh, series_files.py and record.sh/.py, with project files made
 # from the base: virtio changes ringtest's Makefile, net-next adds a file
 # and a MAINTAINERS line.
 proj=$work/proj
 mkdir -p "$proj/series" "$proj/vmtest/lib"
 cp "$REPO/series/series.sh" "$REPO/series/recipients.py" "$REPO/series/nipa.py" \
 	"$proj/series/"
-cp "$REPO/vmtest/lib/series_files.py" "$REPO/vmtest/lib/record.sh" "$proj/vmtest/lib/"
+cp "$REPO/vmtest/lib/series_files.py" "$REPO/vmtest/lib/record.sh" \
+	"$REPO/vmtest/lib/record.py" "$proj/vmtest/lib/"
 git -C "$proj" init -q
 git -C "$proj" config user.name "Project Identity"
 git -C "$proj" config user.email "project@users.noreply.example"

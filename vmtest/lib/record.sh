@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The reader of the runner's record for the scripts that call the runner
-# (series/, ab/, tests/): what a target's phases found, one KEY=VALUE a
-# line (target=, src=, tree=, kdir=, kernel=, root=, job=), from the
-# job's record file (JOB/record) of a 'vmtest.sh --stop-after PHASE' run.
+# (series/, ab/, tests/): what a target's phases found (target, src, tree,
+# kdir, kernel, root, job), the job's JSON record (JOB/record.json, see
+# record.py) of a 'vmtest.sh --stop-after PHASE' run.
 # shellcheck shell=bash
 
 # vmtest_record TARGET PHASE [VMTEST-ARGS...]: the target's record after
@@ -18,12 +18,12 @@ vmtest_record()
 	rc=$?
 	job=$(head -n 1 "$jobs")
 	rm -f "$jobs"
-	[ "$rc" -ne 0 ] || { cat "$job/record" && echo "job=$job"; } || rc=2
+	[ "$rc" -ne 0 ] || cat "$job/record.json" || rc=2
 	return "$rc"
 }
 
 # record_get KEY: KEY's value in a record on stdin.
 record_get()
 {
-	sed -n "s/^$1=//p"
+	python3 "$(dirname "${BASH_SOURCE[0]}")/record.py" get "$1"
 }
