@@ -14,6 +14,7 @@ import sys
 
 
 def main(argv):
+    """write or get, as the usage says"""
     if argv[:1] == ['write'] and all('=' in kv for kv in argv[1:]):
         json.dump(dict(kv.split('=', 1) for kv in argv[1:]), sys.stdout,
                   indent=1)
