@@ -145,7 +145,7 @@ for side in base change; do
 		>"$out/smoke-$side.tap" 2>&1 ||
 		die "the $side's ptr_ring_test fails (see $out/smoke-$side.tap)"
 done
-[ -n "$("$ab/ktap.py" passed "$out/smoke-base.tap")" ] ||
+[ -n "$("$repo/vmtest/lib/ktap.py" passed "$out/smoke-base.tap")" ] ||
 	die "ptr_ring_test ran no mode (see $out/smoke-base.tap)"
 
 failed=0
@@ -197,7 +197,7 @@ callgrind()
 {
 	local bin=$out/$1/bin/ptr_ring_test t=$out/callgrind/ir k=0 m a b d
 
-	for m in $("$ab/ktap.py" passed "$out/smoke-$1.tap"); do
+	for m in $("$repo/vmtest/lib/ktap.py" passed "$out/smoke-$1.tap"); do
 		# in the background: a signal's trap runs within wait
 		ir "$bin" "$m" "$CG_ITEMS" "$2" >"$t.a" &
 		wait $!
@@ -246,7 +246,7 @@ done
 		"$ab/verdict.py" --base "$out"/callgrind/base-*.tap \
 			--change "$out"/callgrind/change-*.tap --deterministic --format "$format"
 		echo "# where they moved: instructions per item by source file (callgrind_annotate --inclusive=no; the inlined ring keeps ptr_ring.h's name): ring, ptr_ring.h; shims, the stand-ins for the kernel's locks and READ_ONCE(); harness, the rest; then the file-in-function rows that moved"
-		mapfile -t cg_modes < <("$ab/ktap.py" passed "$out/smoke-base.tap")
+		mapfile -t cg_modes < <("$repo/vmtest/lib/ktap.py" passed "$out/smoke-base.tap")
 		"$ab/cgsplit.py" "$out/callgrind" "$CG_ITEMS" --format "$format" \
 			"${cg_modes[@]}"
 	fi

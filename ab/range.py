@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, '..', 'vmtest', 'lib')]
 # pylint: disable=wrong-import-position
 import insn_profile  # pylint: disable=import-error
-import ktap
+import ktap  # pylint: disable=import-error
 import verdict
 
 MOVED = ('slower', 'faster')

@@ -3,7 +3,7 @@
 """Before/after verdicts on benchmark KTAP: same, slower, faster or unknown.
 
 A RUN is a KTAP file, a runner job directory or a directory of either,
-one run (boot) per file or job (see ktap.py).  Each run's mean of a test's
+one run (boot) per file or job (see vmtest/lib/ktap.py).  Each run's mean of a test's
 repetitions is one sample: the variance that matters lives between boots.
 Lower figures are better (time or instructions per element or item).
 
@@ -68,9 +68,11 @@ except ImportError as missing:
           f'{sys.executable}', file=sys.stderr)
     sys.exit(2)
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+# The runner's KTAP reader
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                '..', 'vmtest', 'lib'))
 # pylint: disable=wrong-import-position
-import ktap
+import ktap  # pylint: disable=import-error
 
 ALPHA = 0.01
 NOISES = 3.0

@@ -341,13 +341,13 @@ ensure_ruff()
 }
 
 # same_counts BOOT...: each fast path's mean instructions per element
-# (ns under -icount shift=0, ab/ktap.py's mean of a boot's runs
+# (ns under -icount shift=0, vmtest/lib/ktap.py's mean of a boot's runs
 # BOOT-N.tap) is the same in every boot within one, the issue's bound.
 # The others' are reported, not asserted: the page allocator's state
 # moves the slow paths' batched work. A line a test: its means and reps.
 same_counts()
 {
-	python3 - "$REPO/ab" "$@" <<'PY'
+	python3 - "$REPO/vmtest/lib" "$@" <<'PY'
 import glob
 import sys
 

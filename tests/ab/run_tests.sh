@@ -16,7 +16,7 @@ need_tools \
 	"/usr/lib/python3/dist-packages/scipy/stats/__init__.py python3-scipy" \
 	"/usr/lib/python3/dist-packages/numpy/__init__.py python3-numpy"
 PY=/usr/bin/python3
-FILES=("$REPO/ab/ktap.py" "$REPO/ab/verdict.py" "$REPO/ab/objdiff.py"
+FILES=("$REPO/vmtest/lib/ktap.py" "$REPO/ab/verdict.py" "$REPO/ab/objdiff.py"
        "$REPO/ab/layout.py" "$REPO/ab/range.py"
        "$TESTS_DIR/ab/test_verdict.py")
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of ab/ktap.py and ab/verdict.py on canned KTAP logs.
+"""Tests of vmtest/lib/ktap.py and ab/verdict.py on canned KTAP logs.
 
 Each canned run is what test_bench_page_pool.sh (or ptr_ring_test) prints
 in one boot; the figures are the deterministic kernel's instructions per
@@ -17,7 +17,8 @@ import unittest
 
 AB = os.path.join(os.path.dirname(os.path.realpath(__file__)), '..', '..',
                   'ab')
-sys.path.insert(0, AB)
+LIB = os.path.join(AB, '..', 'vmtest', 'lib')
+sys.path[:0] = [AB, LIB]
 # pylint: disable=wrong-import-position
 import ktap
 import numpy as np
@@ -391,7 +392,7 @@ class Reading(Case):
         self.assertEqual(runs[0].skipped, {'batch'})
         # ab/ptr_ring.sh's list of the modes that ran
         passed = subprocess.run(
-            [sys.executable, os.path.join(AB, 'ktap.py'), 'passed',
+            [sys.executable, os.path.join(LIB, 'ktap.py'), 'passed',
              os.path.join(logs, 'boot.0')], capture_output=True,
             text=True, check=False)
         self.assertEqual((passed.returncode, passed.stdout), (0, 'spsc\n'))

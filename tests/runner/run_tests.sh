@@ -168,6 +168,10 @@ check "guest: both passed: 0" \
 	test "$(guest_rc pass "$(both "ok 2 $PR" "${ok2[@]}")")" = 0
 check "guest: the KTAP is kept as a file" \
 	grep -q "^ok 2 $PR" "$work/guest-pass/ktap/install.tap"
+# The runner needs none of its callers' files: vmtest/ alone judges it.
+cp -r "$REPO/vmtest" "$work/alone"
+check "judge: the runner's directory alone, without ab/, judges it: 0" \
+	"$work/alone/vmtest.sh" judge "$work/guest-pass"
 check "guest: one failed: 1" test "$(guest_rc fail "$(both "not ok 2 $PR # exit=1" \
 	'TAP version 13' '1..2' 'ok 1 one' 'not ok 2 two')")" = 1
 check "guest: all skipped: 4" test "$(guest_rc skip "$(t "$NB" "ok 1 $NB # SKIP" \

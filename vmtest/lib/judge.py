@@ -21,9 +21,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
-                                '..', '..', 'ab'))
-import ktap  # pylint: disable=wrong-import-position
+import ktap
 
 BOOT_MARKER = 'vmtest-initramfs: userspace started'
 # Kernel reports that fail a run whatever the tests said: only kernel
