@@ -3,8 +3,9 @@
 """Before/after verdicts on benchmark KTAP: same, slower, faster or unknown.
 
 A RUN is a KTAP file, a runner job directory or a directory of either,
-one run (boot) per file or job (see vmtest/lib/ktap.py).  Each run's mean of a test's
-repetitions is one sample: the variance that matters lives between boots.
+one run (boot) per file or job (see vmtest/lib/ktap.py).  Each run's mean
+of a test's repetitions is one sample: the variance that matters lives
+between boots.
 Lower figures are better (time or instructions per element or item).
 
 Deterministic figures (unit insn, or all with --deterministic) are

@@ -304,14 +304,15 @@ static unsigned int runnable(long usable)
 	unsigned int i, ok = 0;
 
 	for (i = 0; i < NR_MODES; i++) {
+		int n = producers(&modes[i]);
+
 		if (!(cfg.modes & (1u << i)))
 			continue;
-		if (producers(&modes[i]) + 1 <= usable)
+		if (n + 1 <= usable)
 			ok |= 1u << i;
 		else
-			ksft_print_msg("%s not run: needs %d CPUs (%d producing, 1 consuming), %ld usable\n",
-				       modes[i].name, producers(&modes[i]) + 1,
-				       producers(&modes[i]), usable);
+			ksft_print_msg("%s not run: needs %d CPUs (%d producing), %ld usable\n",
+				       modes[i].name, n + 1, n, usable);
 	}
 	return ok;
 }
