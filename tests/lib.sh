@@ -191,6 +191,35 @@ need_tools()
 		echo "# installing ${need[*]} failed: $(tail -n 1 "$OUT/need-tools.log")"
 )
 
+# NIPA, netdev's CI: its git repository (NIPA_GIT, default: the local
+# mirror) and the commit series/nipa/ is against. nipa_missing prints why
+# NIPA is not at hand, nothing when it is.
+NIPA_GIT=${NIPA_GIT:-/work/.mirror/linux-netdev+nipa/repo}
+NIPA_COMMIT=95a29267a0450eb1b061a3a5b386a7fbff00fe0c
+nipa_missing()
+{
+	if ! git -C "$NIPA_GIT" rev-parse --git-dir >/dev/null 2>&1; then
+		echo "no NIPA git repository at $NIPA_GIT (NIPA_GIT)"
+	elif ! git -C "$NIPA_GIT" cat-file -e "$NIPA_COMMIT^{commit}" 2>/dev/null; then
+		echo "$NIPA_GIT lacks NIPA commit ${NIPA_COMMIT:0:12}"
+	fi
+}
+
+# nipa_checkout DIR: NIPA at NIPA_COMMIT in DIR, series/nipa/ applied by
+# git am (no fuzz)
+nipa_checkout()
+{
+	local p patches=()
+
+	for p in "$REPO"/series/nipa/[0-9][0-9][0-9][0-9]-*.patch; do
+		[[ ${p##*/} == 0000-* ]] || patches+=("$p")
+	done
+	git clone -q --shared --no-checkout "$NIPA_GIT" "$1" &&
+		git -C "$1" checkout -q --detach "$NIPA_COMMIT" &&
+		git -C "$1" -c user.name=tests -c user.email=tests@localhost \
+			-c commit.gpgsign=false am -q "${patches[@]}"
+}
+
 # runner_record TARGET PHASE [VMTEST-ARGS...]: vmtest_record's record
 # (src, tree, kdir, kernel, root, job); nothing when the runner fails,
 # whose last messages then go to stderr, for CI logs to show why.

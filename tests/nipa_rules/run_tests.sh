@@ -13,8 +13,6 @@
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
 
-COMMIT=95a29267a0450eb1b061a3a5b386a7fbff00fe0c
-NIPA_GIT=${NIPA_GIT:-/work/.mirror/linux-netdev+nipa/repo}
 PY=/usr/bin/python3
 here=$TESTS_DIR/nipa_rules
 rules=$here/nipa_rules.py
@@ -25,17 +23,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 consoles=("$here"/console/*.console)
 mapfile -t with_perf < <(grep -l ' # perf=' "${consoles[@]}")
-patches=()
-for p in "$REPO"/series/nipa/[0-9][0-9][0-9][0-9]-*.patch; do
-	[[ ${p##*/} == 0000-* ]] || patches+=("$p")
-done
-
-why=
-if ! git -C "$NIPA_GIT" rev-parse --git-dir >/dev/null 2>&1; then
-	why="no NIPA git repository at $NIPA_GIT (NIPA_GIT)"
-elif ! git -C "$NIPA_GIT" cat-file -e "$COMMIT^{commit}" 2>/dev/null; then
-	why="$NIPA_GIT lacks NIPA commit ${COMMIT:0:12}"
-fi
+why=$(nipa_missing)
 
 # skip NAME: a check that needs NIPA, skipped as KTAP says it
 skip()
@@ -89,7 +77,7 @@ PY
 
 # ---- series/nipa/ on NIPA -----------------------------------------------
 nipa=$work/nipa
-names="series/nipa/ applies to NIPA ${COMMIT:0:12} (git am, no fuzz)
+names="series/nipa/ applies to NIPA ${NIPA_COMMIT:0:12} (git am, no fuzz)
 NIPA's unit tests of the patch pass"
 for c in "${with_perf[@]}"; do
 	names+="
@@ -100,18 +88,15 @@ for c in "${consoles[@]}"; do
 the patched parser keeps each perf= of ${c##*/}"
 done
 names+="
-nipa_rules.py's guess_indicators() and result_from_indicators() are NIPA's at ${COMMIT:0:12}
+nipa_rules.py's guess_indicators() and result_from_indicators() are NIPA's at ${NIPA_COMMIT:0:12}
 the AST comparison tells a changed rule apart"
 if [ -n "$why" ]; then
 	while read -r name; do skip "$name"; done <<<"$names"
 else
-	echo "# NIPA: $NIPA_GIT at ${COMMIT:0:12}"
+	echo "# NIPA: $NIPA_GIT at ${NIPA_COMMIT:0:12}"
 	lib=$nipa/contest/remote/lib
-	git clone -q --shared --no-checkout "$NIPA_GIT" "$nipa" &&
-		git -C "$nipa" checkout -q --detach "$COMMIT"
-	check "series/nipa/ applies to NIPA ${COMMIT:0:12} (git am, no fuzz)" \
-		git -C "$nipa" -c user.name=nipa_rules -c user.email=nipa_rules@localhost \
-		-c commit.gpgsign=false am -q "${patches[@]}"
+	check "series/nipa/ applies to NIPA ${NIPA_COMMIT:0:12} (git am, no fuzz)" \
+		nipa_checkout "$nipa"
 	log=$OUT/nipa_rules-unittest.log
 	expect_rc "NIPA's unit tests of the patch pass" 0 "$log" \
 		"$PY" -m unittest discover -v -s "$nipa/contest/remote/tests"
@@ -119,7 +104,7 @@ else
 
 	# The parser as NIPA has it: the check must see the difference
 	mkdir -p "$work/unpatched"
-	git -C "$NIPA_GIT" show "$COMMIT:contest/remote/lib/results.py" \
+	git -C "$NIPA_GIT" show "$NIPA_COMMIT:contest/remote/lib/results.py" \
 		>"$work/unpatched/results.py"
 	for c in "${with_perf[@]}"; do
 		check "the unpatched parser fails the perf= check on ${c##*/} (it drops perf=)" \
@@ -129,7 +114,7 @@ else
 		perf_kept "the patched parser keeps each perf= of ${c##*/}" "$lib" "$c"
 	done
 
-	check "nipa_rules.py's guess_indicators() and result_from_indicators() are NIPA's at ${COMMIT:0:12}" \
+	check "nipa_rules.py's guess_indicators() and result_from_indicators() are NIPA's at ${NIPA_COMMIT:0:12}" \
 		same_rules "$rules" "$work/unpatched/results.py"
 	sed 's/"\[FAIL\]"/"[FAILED]"/' "$rules" >"$work/changed.py"
 	check "the AST comparison tells a changed rule apart" \
