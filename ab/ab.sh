@@ -353,36 +353,65 @@ mode=(-D) what='deterministic: QEMU -icount, instruction counts'
 [ "$attribute" -eq 0 ] || mode+=(--attribute)
 [ "$timing" -eq 0 ] ||
 	mode=() what='timings: KVM where it works, else QEMU TCG emulation (not hardware figures)'
-echo "ab.sh: $boots boots a side, $jobs at a time, $what" >&2
-SECONDS=0
-failed=0
-boot_all "$out" "$boots" "$jobs" base="$base_kdir" change="$change_kdir" -- \
-	"${mode[@]}" "${params[@]}" || failed=1
-echo "ab.sh: booted in $SECONDS s" >&2
-[ "$failed" -eq 0 ] ||
-	echo "ab.sh: a boot failed; its log is in $out (the table is of what ran)" >&2
-
-sides=()
-for side in base change; do
-	mapfile -t j < <(kept_boots "$side")
-	[ ${#j[@]} -gt 0 ] || die "no $side boot left its KTAP (see $out/$side-*.log)"
-	sides+=("--$side" "${j[@]}")
-done
 det=(--deterministic)
-[ "$timing" -eq 1 ] && det=()
-{ boot_facts base; boot_facts change; } >>"$out/manifest"
-refuse_differences 'qemu cpu' 'qemu version'
-# With the per-function counts: the functions that moved, and the tests
-# that ran none of the changed code, and the thunks' moves (placement)
-covered=()
-if [ "$attribute" -eq 1 ]; then
+[ "$timing" -eq 0 ] || det=()
+
+# judge_boots: the boots each side kept (sides: verdict.py's --base and
+# --change) and, with the per-function counts, the functions that moved
+# and the change's attribution (covered: verdict.py's --attribution)
+judge_boots()
+{
+	local side j
+
+	sides=()
+	for side in base change; do
+		mapfile -t j < <(kept_boots "$side")
+		[ ${#j[@]} -gt 0 ] || die "no $side boot left its KTAP (see $out/$side-*.log)"
+		sides+=("--$side" "${j[@]}")
+	done
+	covered=()
+	[ "$attribute" -eq 1 ] || return 0
 	"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" \
 		--changed "$out/changed-functions" --attribution "$out/attribution" \
 		>"$out/attribution.txt" || die "the boots' profiles cannot be read"
 	# Sides whose built code is the same (an A/A) are judged as measured
 	[ ! -s "$out/changed-functions" ] ||
 		covered=(--attribution "$out/attribution")
+}
+
+# undecided: a row of the table so far reads "unknown"
+undecided()
+{
+	"$ab/verdict.py" "${sides[@]}" "${det[@]}" "${covered[@]}" --format json |
+		python3 -c 'import json, sys
+sys.exit(not any(r["verdict"].startswith("unknown")
+                 for r in json.load(sys.stdin)["rows"]))'
+}
+
+# Instruction counts repeat from boot to boot: one boot a side decides
+# the rows whose difference is far from the resolution, where no task
+# switched in their timed chunks (verdict.py); the others get the rest
+first=$boots
+[ "$timing" -eq 1 ] || [ "$boots" -eq 1 ] || first=1
+how="$boots boots a side"
+[ "$first" -eq "$boots" ] || how="one boot a side, $boots where a row needs them"
+echo "ab.sh: $how, $jobs at a time, $what" >&2
+SECONDS=0
+failed=0
+boot_all "$out" 1 "$first" "$jobs" base="$base_kdir" change="$change_kdir" -- \
+	"${mode[@]}" "${params[@]}" || failed=1
+judge_boots
+if [ "$first" -lt "$boots" ] && undecided; then
+	echo "ab.sh: a row is unknown after one boot a side: $((boots - 1)) more" >&2
+	boot_all "$out" 2 "$boots" "$jobs" base="$base_kdir" \
+		change="$change_kdir" -- "${mode[@]}" "${params[@]}" || failed=1
+	judge_boots
 fi
+echo "ab.sh: booted in $SECONDS s" >&2
+[ "$failed" -eq 0 ] ||
+	echo "ab.sh: a boot failed; its log is in $out (the table is of what ran)" >&2
+{ boot_facts base; boot_facts change; } >>"$out/manifest"
+refuse_differences 'qemu cpu' 'qemu version'
 {
 	if [ "$format" != json ]; then
 		echo "# $what"

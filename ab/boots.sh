@@ -87,18 +87,18 @@ booting()
 	done
 }
 
-# boot_all OUT BOOTS JOBS NAME=KDIR... -- ARG...: BOOTS boots of each
-# kernel, alternated, JOBS at a time (their PIDs in 'children', for
-# stop_boots); fails when a boot failed
+# boot_all OUT FIRST LAST JOBS NAME=KDIR... -- ARG...: boots FIRST to
+# LAST of each kernel, alternated, JOBS at a time (their PIDs in
+# 'children', for stop_boots); fails when a boot failed
 boot_all()
 {
-	local out=$1 boots=$2 jobs=$3 i side failed=0 c name n kdir
+	local out=$1 first=$2 last=$3 jobs=$4 i side failed=0 c name n kdir
 	local -a sides=() queue=()
 
-	shift 3
+	shift 4
 	while [ "$1" != -- ]; do sides+=("$1"); shift; done
 	shift
-	for i in $(seq "$boots"); do
+	for i in $(seq "$first" "$last"); do
 		for side in "${sides[@]}"; do queue+=("${side%%=*} $i ${side#*=}"); done
 	done
 	while [ ${#queue[@]} -gt 0 ]; do

@@ -298,7 +298,7 @@ measure()
 	fi
 	builds=$((builds + 1))
 	rm -f "$out/${sha:0:12}"-*.job
-	boot_all "$out" "$boots" "$jobs" "${sha:0:12}=$kdir" -- -D "${params[@]}" \
+	boot_all "$out" 1 "$boots" "$jobs" "${sha:0:12}=$kdir" -- -D "${params[@]}" \
 		"${attr[@]}" || failed=1
 	for i in $(seq "$boots"); do
 		rm -rf "$store/$sha/boot-$i"

@@ -17,7 +17,11 @@ few tenths, callgrind's to a few hundredths), S the larger noise of the
 sides and D the difference of their figures: "slower" or "faster" when
 |D| >= R, |D| > 3 S and S < R / 2 (each side's lowest run confirmed by
 its next); "same" when |D| + S < R; else "unknown (run more)".  With one
-run a side, only identical counts are "same".
+run a side, S is the spread measured between boots, 0.05 (ten boots of
+the distro kernel agree within 0.041 on every test); a disturbance only
+adds, and one run cannot show it, so a verdict from one run a side (but
+"same" on identical counts) needs --attribution's word that no task
+switched in the test's timed chunks (else "unknown").
 
 Timings vary by a factor, so they are compared on a log scale: Welch's
 t-test on the logs of the run means, Holm-corrected over the table at
@@ -79,6 +83,9 @@ ALPHA = 0.01
 NOISES = 3.0
 # The smallest change of a deterministic figure (see the docstring)
 RESOLUTION = 0.5
+# A deterministic count's spread between boots, measured: a side's noise
+# when it has one run
+BOOT_SPREAD = 0.05
 UNKNOWN = 'unknown (run more)'
 # insn/elem: functions that moved less did not move (the attribution's
 # counts are means of per-element counts)
@@ -98,16 +105,18 @@ def rule(exact, margin, alpha):
 
 
 def noise(base, change):
-    """An exact count's noise: the larger gap of a side's two lowest runs."""
+    """An exact count's noise: the larger gap of a side's two lowest runs,
+    the boots' measured spread where neither side has two."""
     return max((sorted(s)[1] - min(s) for s in (base, change) if len(s) > 1),
-               default=0)
+               default=BOOT_SPREAD)
 
 
-def judge_deterministic(base, change):
-    """The verdict on two lists of run samples of an exact count."""
+def judge_deterministic(base, change, undisturbed=False):
+    """The verdict on two lists of run samples of an exact count;
+    UNDISTURBED: no run had a task switch in the test's chunks."""
     if len(set(base + change)) == 1:
         return 'same'
-    if max(len(base), len(change)) < 2:
+    if min(len(base), len(change)) < 2 and not undisturbed:
         return UNKNOWN
     delta, width = min(change) - min(base), noise(base, change)
     if abs(delta) >= RESOLUTION and abs(delta) > NOISES * width and \
@@ -322,14 +331,15 @@ def compare(base, change, deterministic, margin, alpha=ALPHA):
 
 
 def read_attribution(path):
-    """{test: (ran changed code, own insn/elem, placement insn/elem)}."""
+    """{test: (ran changed code, own insn/elem, placement insn/elem, runs
+    with a task switch)}."""
     found = {}
     with open(path, encoding='utf-8') as lines:
         for line in lines:
             try:
-                test, ran, own, place = line.split()
+                test, ran, own, place, switched = line.split()
                 found[test] = (None if ran == '-' else ran == '1',
-                               float(own), float(place))
+                               float(own), float(place), int(switched))
             except ValueError as err:
                 raise ktap.KtapError(f'{path}: not an attribution line: '
                                      f'{line.strip()!r}') from err
@@ -345,7 +355,7 @@ def attribute(rows, data, found, deterministic):
         if test not in found or row[5].startswith('only'):
             row.append('-')
             continue
-        ran, own, place = found[test]
+        ran, own, place, switched = found[test]
         as_built[row[0]] = row[5]
         row.append(f'{round(place, 3) + 0.0:+.3f}')  # no -0.000
         before, after, unit = data[row[0]]
@@ -354,7 +364,8 @@ def attribute(rows, data, found, deterministic):
         elif abs(own) < MOVED:
             row[5] = 'same' if row[5] == 'same' else 'placement'
         elif is_exact(unit, deterministic) and unit in ('insn', 'ns'):
-            row[5] = judge_deterministic(before, [a - place for a in after])
+            row[5] = judge_deterministic(before, [a - place for a in after],
+                                         not switched)
     return as_built
 
 

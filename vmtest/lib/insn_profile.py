@@ -20,9 +20,12 @@ O gets a line a test, change - base, for ab/verdict.py's
 --attribution: its name; with --changed F (ab/objdiff.py's "OBJECT
 FUNCTION" lines) 1 when a job ran one of those functions, else 0,
 without it -; the insn/elem every function but the mitigations' thunks
-moved (what the change made run differently); and the insn/elem the
+moved (what the change made run differently); the insn/elem the
 thunks moved (placement: a return or an indirect branch takes a thunk
-by where it lands, which any change moves).
+by where it lands, which any change moves); and how many jobs switched
+tasks inside the test's timed chunks (the module runs them at
+SCHED_FIFO in -D, so that another task's instructions in them are a
+disturbance that one job alone cannot tell from the change).
 """
 
 import argparse
@@ -53,6 +56,8 @@ FINGERPRINT = (
     (r'page_pool03_dma', r'^dma_unmap_page_attrs$', 0.99, None),
 )
 MOVED = 0.05            # insn/elem: a smaller difference is not shown
+# Where a task switch shows in a test's timed chunks
+SWITCH = ('__schedule', 'finish_task_switch')
 # The mitigations' thunks (return and indirect branch)
 THUNK = re.compile(r'^(its_return_thunk|__x86_return_thunk|srso_\w+|'
                    r'__x86_indirect_(its_)?thunk_\w+|retbleed_\w+)$')
@@ -311,7 +316,7 @@ def events_moved(base, change):
 def attribution(base, change, changed=None):
     """Per test: (whether a job ran a function of CHANGED, None without
     it; the insn/elem every function but the thunks moved; the insn/elem
-    the thunks moved)."""
+    the thunks moved; the jobs that switched tasks in its chunks)."""
     before, after = mean(base), mean(change)
     found = {}
     for test in dict.fromkeys(t for prof in base + change for t in prof):
@@ -322,14 +327,17 @@ def attribution(base, change, changed=None):
         moved_by = [sum(after.get(k, 0) - before.get(k, 0) for k in keys
                         if bool(THUNK.match(k[1])) == thunk)
                     for thunk in (False, True)]
-        found[test] = (ran, *moved_by)
+        switched = sum(any(f in prof[test][3] for f in SWITCH)
+                       for prof in base + change if test in prof)
+        found[test] = (ran, *moved_by, switched)
     return found
 
 
 def attribution_lines(found):
     """The --attribution file's lines of ATTRIBUTION's result."""
-    return [f'{t} {"-" if ran is None else int(ran)} {own:.3f} {place:.3f}\n'
-            for t, (ran, own, place) in found.items()]
+    return [f'{t} {"-" if ran is None else int(ran)} {own:.3f} {place:.3f} '
+            f'{switched}\n'
+            for t, (ran, own, place, switched) in found.items()]
 
 
 def main(argv=None):
