@@ -580,10 +580,9 @@ class Command(Case):
         self.assertEqual(rows['no-softirq-page_pool03']['as_built'], 'slower')
         # One boot a side: a verdict where no task switched in the chunks,
         # "unknown" where one did
-        one = self.write('o', [
-            'lock 1 1.000 0.000 0\n'
-            'atomic_inc 1 1.000 0.000 1\n'
-            'for_loop 1 0.100 0.000 0\n'])[0]
+        one = self.write('o', [('lock 1 1.000 0.000 0\n'
+                                'atomic_inc 1 1.000 0.000 1\n'
+                                'for_loop 1 0.100 0.000 0\n')])[0]
         code, out, _ = self.cli_on(
             boots(0)[:1], boots(1, {'lock': 1, 'atomic_inc': 1,
                                     'for_loop': 0.1})[:1],

@@ -1,71 +1,96 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# NIPA's own way, end to end (on request: it builds a kernel in a tree):
-# the kernel built in the source tree, the selftests on the host from it
-# with no KDIR and no O=, 'make run_tests' per target in a VM. The tree:
-# a hard-link copy of the runner's with the series applied (an in-tree
-# .config would break the runner's O= builds of its own), its config.
+# NIPA's own VM executor, contest/remote/vmksft-p.py, on a tree with both
+# series (on request: it builds a kernel as NIPA does, 20-40 min cold on
+# 2 cores). NIPA's code (tests/lib.sh's NIPA_GIT, with series/nipa/ so
+# that the JSON keeps perf=) drives everything but its configuration
+# (vmksft.py): virtme-ng 1.35 from Debian's trixie under TCG, NIPA's
+# build, its program list, each program run by 'make run_tests' in a
+# guest of 2 vCPUs, its classification. Its results JSON must have a row
+# per program, each "pass", with its nested cases and their figures.
+# The tree: a hard-link copy of the runner's with the series applied
+# (NIPA builds in the tree, whose .config would break the runner's O=
+# builds), built again only when the runner's tree changes.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
-need_tools "shellcheck shellcheck"
+need_tools "qemu-system-x86_64 qemu-system-x86" "rsync rsync" \
+	"/usr/lib/python3/dist-packages/psutil/__init__.py python3-psutil" \
+	"/usr/lib/python3/dist-packages/requests/__init__.py python3-requests"
 
-TARGETS='net/bench ptr_ring'
-nipa=$VMTEST_CACHE/nipa-tree
+VNG=1.35-1
+tree=$VMTEST_CACHE/nipa-tree
+work=$(mktemp -d "$OUT/nipa.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 
-# in_tree FARM KDIR: $nipa is FARM with a kernel built in it from KDIR's
-# config; kept between runs, the series' directories copied again.
-in_tree()
+# virtme-ng VERSION from Debian's newer suites, the runner's private apt
+# setup (it is arch-independent Python and runs on bookworm)
+virtme_ng()
+(
+	runner_libs
+	[ "$(dpkg-query -W -f '${Version}' virtme-ng 2>/dev/null)" = "$1" ] &&
+		return 0
+	newer_apt_update
+	mapfile -t opts < <(newer_apt_opts)
+	cd "$work" && apt-get "${opts[@]}" download "virtme-ng=$1" &&
+		dpkg -i virtme-ng_*.deb
+) >"$OUT/nipa-vng.log" 2>&1
+
+# nipa_tree FARM: $tree is FARM's copy, kept while FARM is the same tree
+nipa_tree()
 {
-	local farm=$1 kdir=$2 d
-
-	if [ "$(cat "$nipa.id" 2>/dev/null)" != "$(cat "$farm.id")" ]; then
-		rm -rf "$nipa" && cp -al "$farm" "$nipa" || return 1
-		cat "$farm.id" >"$nipa.id"
-	fi
-	for d in tools/testing/selftests/net/bench tools/testing/selftests/ptr_ring \
-		 tools/virtio/ringtest; do
-		rm -rf "${nipa:?}/$d" && cp -a "$farm/$d" "$nipa/$d" || return 1
-	done
-	cp "$kdir/.config" "$nipa/.config" &&
-		make -C "$nipa" -s olddefconfig &&
-		flock "${VMTEST_KBUILD_LOCK:-/run/lock/vmtest-kbuild.lock}" \
-			nice make -C "$nipa" -s -j"$(nproc)"
+	[ "$(cat "$tree.id" 2>/dev/null)" = "$(cat "$1.id")" ] && return 0
+	rm -rf "$tree" "$tree.built" && cp -al "$1" "$tree" &&
+		cat "$1.id" >"$tree.id"
 }
 
-read -r farm kdir < <(prepared current)
-if [ -z "$kdir" ]; then
-	not_ok "current kernel tree prepared and built" "see $OUT/prepare.log"
+why=$(nipa_missing)
+if [ -n "$why" ]; then
+	ok "NIPA's executor on the series # SKIP $why"
 	tests_done nipa
 	exit
 fi
+check "virtme-ng $VNG installed" virtme_ng "$VNG"
+check "NIPA at ${NIPA_COMMIT:0:12} with series/nipa/" nipa_checkout "$work/nipa"
+read -r farm _ < <(prepared current tree)
+check "a copy of the runner's tree with both series" nipa_tree "$farm"
 
+# NIPA's build once per tree: test() runs it, --built skips it after
+built=() how="with NIPA's build"
+[ "$(cat "$tree.built" 2>/dev/null)" != "$(cat "$tree.id")" ] ||
+	built=(--built) how="the kernel built before"
 start=$(date +%s)
-check "a kernel builds in a copy of the tree" in_tree "$farm" "$kdir"
-echo "# in-tree kernel build: $(($(date +%s) - start)) s"
+expect_rc "vmksft-p's test() on the tree, $how" 0 \
+	"$OUT/nipa-vmksft.log" \
+	"$TESTS_DIR/nipa/vmksft.py" "$work/nipa" "$tree" "$work/out" 2 "${built[@]}" &&
+	cat "$tree.id" >"$tree.built"
+echo "# vmksft-p: $(($(date +%s) - start)) s"
+cp -r "$work/out" "$OUT/nipa-out" 2>/dev/null
 
-log=$OUT/nipa-host-build.log
-ko=$nipa/tools/testing/selftests/net/bench/page_pool/bench_page_pool.ko
-make -C "$nipa/tools/testing/selftests" TARGETS="$TARGETS" clean >/dev/null 2>&1
-if make -C "$nipa/tools/testing/selftests" TARGETS="$TARGETS" >"$log" 2>&1 &&
-   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = \
-     "$(cat "$nipa/include/config/kernel.release")" ]; then
-	ok "selftests built on the host, no KDIR: module for the tree's kernel"
-else
-	not_ok "selftests built on the host, no KDIR: module for the tree's kernel" \
-		"see $log" "$(tail -n 5 "$log")"
-fi
+# rows PROGRAM: its row of the results JSON, the nested cases' figures
+rows()
+{
+	python3 - "$work/out/results.json" "$1" <<'PY'
+import json
+import sys
 
-for t in $TARGETS; do
-	log=$OUT/nipa-${t//\//-}.log
-	expect_rc "$t: make run_tests in the guest passes" 0 "$log" \
-		"$VMTEST" -t current --kdir "$nipa" -- \
-		make -C "$nipa/tools/testing/selftests" TARGETS="$t" run_tests
-	expect_grep "$t: its result line says ok" "$log" \
-		"^ok [0-9]+ selftests: $t: "
-	# NIPA turns any ' # SKIP' line into a skip of the whole test.
-	expect_no_grep "$t: no SKIP and no failure anywhere" "$log" \
-		'( # SKIP|^not ok|^# not ok)'
+rows = [r for r in json.load(open(sys.argv[1], encoding='utf-8'))
+        if r['test'] == sys.argv[2]]
+for r in rows:
+    nested = r.get('results', [])
+    print(r['group'], r['test'], r['result'], len(nested),
+          sum(1 for n in nested if n['result'] == 'pass'),
+          sum(1 for n in nested if 'perf' in n))
+PY
+}
+
+for prog in test-bench-page-pool-sh ptr-ring-check ptr-ring-test; do
+	read -r group _ result cases passed perf < <(rows "$prog")
+	echo "# $group $prog: $result, $passed of $cases cases passed, $perf with perf"
+	check "NIPA's row for $prog reads pass" test "$result" = pass
+	check "... with every nested case passed" test "${cases:-0}" -gt 0 -a "$passed" = "$cases"
+	[ "$prog" = ptr-ring-check ] ||
+		check "... each with its perf=" test "$perf" = "$cases"
 done
 
 tests_done nipa
