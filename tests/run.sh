@@ -30,7 +30,9 @@
 #          and deterministic mode's resolution through ab.sh
 #          (determinism: the README's nop.patch on the built 7.x
 #          kernel; its three base boots agree on the fast paths within
-#          one instruction per element, and the nop reads one more)
+#          one instruction per element, and the nop reads one more);
+#          and NIPA's own VM executor on both series (nipa: NIPA's
+#          kernel build, virtme-ng, its results JSON)
 
 set -u
 self=$(realpath "$0")

@@ -10,7 +10,7 @@
 # per program, each "pass", with its nested cases and their figures.
 # The tree: a hard-link copy of the runner's with the series applied
 # (NIPA builds in the tree, whose .config would break the runner's O=
-# builds), built again only when the runner's tree changes.
+# builds), its kernel built again only for another source.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -36,12 +36,22 @@ virtme_ng()
 		dpkg -i virtme-ng_*.deb
 ) >"$OUT/nipa-vng.log" 2>&1
 
-# nipa_tree FARM: $tree is FARM's copy, kept while FARM is the same tree
+# nipa_tree FARM SRC: $tree is a copy of FARM, the runner's tree of the
+# source SRC with the series; one made from an earlier FARM of SRC keeps
+# its kernel build (the series change tools/ only) and takes FARM's
+# series directories anew
 nipa_tree()
 {
-	[ "$(cat "$tree.id" 2>/dev/null)" = "$(cat "$1.id")" ] && return 0
-	rm -rf "$tree" "$tree.built" && cp -al "$1" "$tree" &&
-		cat "$1.id" >"$tree.id"
+	local d
+
+	if [ "$(cat "$tree.src" 2>/dev/null)" != "$2" ]; then
+		rm -rf "$tree" "$tree.built" && cp -al "$1" "$tree" &&
+			echo "$2" >"$tree.src" || return 1
+	fi
+	for d in tools/testing/selftests/net/bench tools/testing/selftests/ptr_ring \
+		 tools/virtio/ringtest; do
+		rm -rf "${tree:?}/$d" && cp -a "$1/$d" "$tree/$d" || return 1
+	done
 }
 
 why=$(nipa_missing)
@@ -52,18 +62,20 @@ if [ -n "$why" ]; then
 fi
 check "virtme-ng $VNG installed" virtme_ng "$VNG"
 check "NIPA at ${NIPA_COMMIT:0:12} with series/nipa/" nipa_checkout "$work/nipa"
-read -r farm _ < <(prepared current tree)
-check "a copy of the runner's tree with both series" nipa_tree "$farm"
+rec=$(runner_record current tree)
+src=$(record_get src <<<"$rec")
+check "a copy of the runner's tree with both series" \
+	nipa_tree "$(record_get tree <<<"$rec")" "$src"
 
-# NIPA's build once per tree: test() runs it, --built skips it after
+# NIPA's build once per source: test() runs it, --built skips it after
 built=() how="with NIPA's build"
-[ "$(cat "$tree.built" 2>/dev/null)" != "$(cat "$tree.id")" ] ||
+[ "$(cat "$tree.built" 2>/dev/null)" != "$src" ] ||
 	built=(--built) how="the kernel built before"
 start=$(date +%s)
 expect_rc "vmksft-p's test() on the tree, $how" 0 \
 	"$OUT/nipa-vmksft.log" \
 	"$TESTS_DIR/nipa/vmksft.py" "$work/nipa" "$tree" "$work/out" 2 "${built[@]}" &&
-	cat "$tree.id" >"$tree.built"
+	echo "$src" >"$tree.built"
 echo "# vmksft-p: $(($(date +%s) - start)) s"
 cp -r "$work/out" "$OUT/nipa-out" 2>/dev/null
 
