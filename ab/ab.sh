@@ -21,7 +21,8 @@
 #                       an option costs is --change-config OPTION=n
 #   --base-kdir DIR     the base kernel, built already (as vmtest.sh
 #   --change-kdir DIR   --kdir takes it), instead of building either side
-#   -n, --boots N       boots a side (default 3)
+#   -n, --boots N       boots a side (default 3; deterministic: at most,
+#                       one a side while a row is unknown)
 #   -j, --jobs N        boots at a time (default: the CPUs; with --timing 1)
 #   --timing            timings (KVM, else TCG emulation: labelled so)
 #                       instead of instruction counts
@@ -390,23 +391,25 @@ sys.exit(not any(r["verdict"].startswith("unknown")
 
 # Instruction counts repeat from boot to boot: one boot a side decides
 # the rows whose difference is far from the resolution, where no task
-# switched in their timed chunks (verdict.py); the others get the rest
+# switched in their timed chunks (verdict.py); a boot a side more while
+# a row is unknown, up to --boots
 first=$boots
-[ "$timing" -eq 1 ] || [ "$boots" -eq 1 ] || first=1
+[ "$timing" -eq 1 ] || first=1
 how="$boots boots a side"
-[ "$first" -eq "$boots" ] || how="one boot a side, $boots where a row needs them"
+[ "$first" -eq "$boots" ] || how="a boot a side while a row needs one, up to $boots"
 echo "ab.sh: $how, $jobs at a time, $what" >&2
 SECONDS=0
 failed=0
 boot_all "$out" 1 "$first" "$jobs" base="$base_kdir" change="$change_kdir" -- \
 	"${mode[@]}" "${params[@]}" || failed=1
 judge_boots
-if [ "$first" -lt "$boots" ] && undecided; then
-	echo "ab.sh: a row is unknown after one boot a side: $((boots - 1)) more" >&2
-	boot_all "$out" 2 "$boots" "$jobs" base="$base_kdir" \
+for n in $(seq $((first + 1)) "$boots"); do
+	undecided || break
+	echo "ab.sh: a row is unknown after $((n - 1)) boot(s) a side: one more" >&2
+	boot_all "$out" "$n" "$n" "$jobs" base="$base_kdir" \
 		change="$change_kdir" -- "${mode[@]}" "${params[@]}" || failed=1
 	judge_boots
-fi
+done
 echo "ab.sh: booted in $SECONDS s" >&2
 [ "$failed" -eq 0 ] ||
 	echo "ab.sh: a boot failed; its log is in $out (the table is of what ran)" >&2

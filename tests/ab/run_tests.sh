@@ -70,14 +70,19 @@ export FAKE_SWITCH=1
 expect_rc "ab.sh: a task switch in a row's chunks: exit 0" 0 "$tmp/ab-switch.log" \
 	sides -o "$tmp/out-switch"
 unset FAKE_SWITCH
-check "ab.sh: ... 3 boots a side, alternated, each a job" \
-	test "$(jobs "$tmp/out-switch")" -eq 6
+check "ab.sh: ... a boot a side more, which decides it: 4 jobs" \
+	test "$(jobs "$tmp/out-switch")" -eq 4
 expect_grep "ab.sh: ... and it still reads slower" "$tmp/ab-switch.log" \
 	'no-softirq-page_pool01 .*slower'
 expect_rc "ab.sh --no-attribute: exit 0" 0 "$tmp/ab-noattr.log" \
 	sides --no-attribute -o "$tmp/out-noattr"
-check "ab.sh --no-attribute: no word on task switches, 3 boots a side" \
-	test "$(jobs "$tmp/out-noattr")" -eq 6
+check "ab.sh --no-attribute: no word on task switches, 2 boots a side" \
+	test "$(jobs "$tmp/out-noattr")" -eq 4
+expect_rc "ab.sh -n 1 --no-attribute: exit 0" 0 "$tmp/ab-n1.log" \
+	sides -n 1 --no-attribute -o "$tmp/out-n1"
+check "ab.sh -n 1: one boot a side at most, the row that moved unknown" \
+	test "$(jobs "$tmp/out-n1")" -eq 2 -a \
+	"$(grep -c '^no-softirq-page_pool01 .*unknown (run more)' "$tmp/out-n1/table.text")" -eq 1
 check "ab.sh: the table is kept with the boots" test -s "$tmp/out/table.text"
 expect_rc "ab.sh --format json: exit 0" 0 "$tmp/ab-json.log" \
 	sides --format json -o "$tmp/out-json"
