@@ -28,6 +28,8 @@ files=$repo/vmtest/lib/series_files.py
 ORDER='virtio net-next'
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
 . "$repo/vmtest/lib/record.sh"
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/patch.sh
+. "$repo/vmtest/lib/patch.sh"
 SELFTESTS_MK=tools/testing/selftests/Makefile
 
 usage()
@@ -259,7 +261,7 @@ result()
 	touched "${all[@]}" | tee "$work/paths" | copy_in "$tree" "$work/base"
 	cp -a "$work/base/." "$work/a/"
 	for p in "${all[@]}"; do
-		patch -p1 -N -s -f --no-backup-if-mismatch -d "$work/a" <"$p" >&2 ||
+		apply_patch "$work/a" "$p" >&2 ||
 			{ echo "series.sh: ${p#"$repo"/} does not apply" >&2; return 1; }
 	done
 }

@@ -19,6 +19,8 @@ VMTEST_SERIES=$(dirname "$VMTEST_DIR")
 . "$VMTEST_DIR/lib/packages.sh"
 # shellcheck source=lib/distro.sh
 . "$VMTEST_DIR/lib/distro.sh"
+# shellcheck source=lib/patch.sh
+. "$VMTEST_DIR/lib/patch.sh"
 # shellcheck source=lib/tree.sh
 . "$VMTEST_DIR/lib/tree.sh"
 # shellcheck source=lib/kbuild.sh

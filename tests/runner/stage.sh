@@ -28,6 +28,8 @@ VMTEST_DIR=$(dirname "$(dirname "$TESTS_RUNNER")")/vmtest
 . "$VMTEST_DIR/lib/initramfs.sh"
 # shellcheck source=../../vmtest/lib/vm.sh
 . "$VMTEST_DIR/lib/vm.sh"
+# shellcheck source=../../vmtest/lib/patch.sh
+. "$VMTEST_DIR/lib/patch.sh"
 # shellcheck source=../../vmtest/lib/tree.sh
 . "$VMTEST_DIR/lib/tree.sh"
 # shellcheck source=../../vmtest/lib/packages.sh

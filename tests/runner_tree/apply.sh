@@ -76,6 +76,16 @@ expect_grep "the runner says the series does not apply, and to what" \
 expect_grep "the patch that does not apply is named" "$work/fail.log" \
 	'series/virtio/0001-.*\.patch does not apply'
 
+# A tree where a patch's context differs a little: it would apply with
+# fuzz, and the runner applies none.
+rm -rf "$fake.fuzz" && cp -al "$fake.ok" "$fake.fuzz"
+f=$fake.fuzz/tools/virtio/ringtest/ptr_ring.c
+sed 's/^#define kvfree kfree$/#define kvfree  kfree/' "$f" >"$f.new" && mv "$f.new" "$f"
+expect_rc "a tree the series applies to only with fuzz: exit 2" 2 \
+	"$work/fuzz.log" "$VMTEST" -t current --ksrc "$fake.fuzz" --stop-after tree
+expect_grep "... naming the patch" "$work/fuzz.log" \
+	'series/virtio/0001-.*\.patch does not apply'
+
 # A shallow clone, no git identity, series/'s scripts gone: the runner
 # still applies the patch files (it never runs series/).
 git clone -q --depth 1 "file://$REPO" "$work/clone" 2>/dev/null

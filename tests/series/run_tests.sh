@@ -61,7 +61,7 @@ mkdir -p "$proj/series" "$proj/vmtest/lib"
 cp "$REPO/series/series.sh" "$REPO/series/recipients.py" "$REPO/series/nipa.py" \
 	"$proj/series/"
 cp "$REPO/vmtest/lib/series_files.py" "$REPO/vmtest/lib/record.sh" \
-	"$REPO/vmtest/lib/record.py" "$proj/vmtest/lib/"
+	"$REPO/vmtest/lib/record.py" "$REPO/vmtest/lib/patch.sh" "$proj/vmtest/lib/"
 git -C "$proj" init -q
 git -C "$proj" config user.name "Project Identity"
 git -C "$proj" config user.email "project@users.noreply.example"

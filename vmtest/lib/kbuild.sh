@@ -145,10 +145,8 @@ build_module_copy()
 	shift 2
 	rm -rf "$src" &&
 	cp -r "$KTREE/tools/testing/selftests/net/bench" "$src" || return 1
-	# No fuzz: a patch whose context the series moved fails here
-	# instead of landing where patch guesses
 	for p in "$@"; do
-		patch -p1 -F0 -d "$src" -s -f <"$p" || return 1
+		apply_patch "$src" "$p" || return 1
 	done
 	make -C "$kdir" O="$kdir" M="$src/page_pool" modules &&
 	mkdir -p "$install/net/bench/page_pool" &&

@@ -63,7 +63,7 @@ apply_series()
 	done <"$farm.paths.new"
 	mv "$farm.paths.new" "$farm.paths" || return 1
 	for p in "$@"; do
-		patch -p1 -N -s -f --no-backup-if-mismatch -d "$farm" <"$p" ||
+		apply_patch "$farm" "$p" ||
 			{ echo "${p#"$VMTEST_SERIES"/} does not apply to $src"; return 1; }
 	done
 	echo "applied $# patches"
