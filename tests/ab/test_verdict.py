@@ -262,7 +262,7 @@ class Simulation(unittest.TestCase):
         decides"""
         for disturbed in (self.DISTURBED, 0):
             rng = np.random.default_rng(self.RNG_SEED)
-            false = power = boots = 0
+            false = power = made = 0
             tables = 2000
             for _ in range(tables):
                 for shift in (0.0, 1.0):
@@ -275,7 +275,7 @@ class Simulation(unittest.TestCase):
                             for r, (b, c) in enumerate(rows)]
                         if verdict.UNKNOWN not in got:
                             break
-                    boots += count
+                    made += count
                     if shift:
                         power += got[0] == 'slower'
                     else:
@@ -285,11 +285,11 @@ class Simulation(unittest.TestCase):
                   f'disturbed: A/A tables with a false row '
                   f'{100 * false / tables:.2f} %, +1 insn/elem slower '
                   f'{100 * power / tables:.1f} %, '
-                  f'{boots / tables / 2:.2f} boots a side')
+                  f'{made / tables / 2:.2f} boots a side')
             self.assertLessEqual(false / tables, 0.01)
             self.assertGreaterEqual(power / tables, 0.95)
             if not disturbed:
-                self.assertEqual(boots, 2 * tables)
+                self.assertEqual(made, 2 * tables)
 
     def staged_table(self, rng, shift, disturbed):
         """table()'s rows at 3 boots a side, the measured spread (0.041)

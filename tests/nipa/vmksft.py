@@ -24,9 +24,11 @@ import importlib.util
 import json
 import os
 import sys
+import types
 
 
 def main():
+    """NIPA's test() on the arguments' tree"""
     if len(sys.argv) not in (5, 6) or sys.argv[5:] not in ([], ['--built']):
         sys.exit(__doc__.split('\n\n', 2)[1])
     nipa, tree, out = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -58,17 +60,10 @@ def main():
         'cfg': {'thread_cnt': '1'},
     })
 
-    class CbArg:
-        """What test() reads of NIPA's lib.CbArg: its config"""
-
-        def __init__(self):
-            self.config = config
-
-        def refresh_config(self):
-            """The configuration is fixed here"""
-
+    # What test() reads of NIPA's lib.CbArg: the configuration, fixed here
+    cbarg = types.SimpleNamespace(config=config, refresh_config=lambda: None)
     now = datetime.datetime.now(datetime.UTC).isoformat()
-    cases = vmksft.test({'date': now}, {'run-cookie': 'run'}, CbArg())
+    cases = vmksft.test({'date': now}, {'run-cookie': 'run'}, cbarg)
     with open(os.path.join(out, 'results.json'), 'w', encoding='utf-8') as results:
         json.dump(cases, results, indent=1)
     print(json.dumps(cases, indent=1))
