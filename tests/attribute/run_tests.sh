@@ -150,7 +150,7 @@ expect_rc "insn_profile.py --changed: a function the test never ran, exit 0" 0 \
 	"$work/cov.log" "$PROF" --base "$job" --change "$job" \
 	--changed "$work/changed" --attribution "$work/attr"
 check "... the test ran none of the changed code, nothing moved" \
-	test "$(cat "$work/attr")" = "no-softirq-page_pool01 0 0.000 0.000"
+	test "$(cat "$work/attr")" = "no-softirq-page_pool01 0 0.000 0.000 0"
 echo 'net/core/page_pool.o page_pool_alloc_pages' >>"$work/changed"
 "$PROF" --base "$job" --change "$job" --changed "$work/changed" \
 	--attribution "$work/attr" >"$work/cov.log" 2>&1
@@ -159,7 +159,15 @@ check "... and one it ran makes it covered" \
 "$PROF" --base "$work/locked" --change "$work/thunk" --changed "$work/changed" \
 	--attribution "$work/attr" >"$work/cov.log" 2>&1
 check "... a thunk that moved is placement, apart from the changed code" \
-	grep -qx 'no-softirq-page_pool01 [01] 0\.000 [1-9][0-9.]*' "$work/attr"
+	grep -qx 'no-softirq-page_pool01 [01] 0\.000 [1-9][0-9.]* 0' "$work/attr"
+# A task switch in the test's chunks: the jobs that had one are counted
+cp -r "$work/locked" "$work/switched"
+echo 'ffffffff81001500 T __schedule' >>"$work/switched/kallsyms"
+echo 'ffffffff81001500 1 10 0 0 0 10 0 0 0 0 0' >>"$work/switched/insn.raw"
+"$PROF" --base "$work/locked" --change "$work/switched" \
+	--attribution "$work/attr" >"$work/cov.log" 2>&1
+check "... a job that switched tasks in the test's chunks is counted" \
+	grep -qx 'no-softirq-page_pool01 - [0-9.]* 0\.000 1' "$work/attr"
 
 # The cost table on canned counts, per element: a loop of 100 plain
 # instructions, a locked add, an mfence, two calls and returns, an

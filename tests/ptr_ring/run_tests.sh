@@ -334,7 +334,7 @@ test_cli() {
 			test_ok "$tmp/one.log" "${modes[*]:1}" \
 			taskset -c "$first" "$t" -n 10000 -r 1
 		check "one CPU, -m spsc: the program skips, exit 4" \
-			exit_and_grep 4 "$tmp/one-skip.log" '^1\.\.0 # SKIP no mode asked for can run on 1 CPUs' \
+			exit_and_grep 4 "$tmp/one-skip.log" '^1\.\.0 # SKIP no mode can run on 1 CPUs' \
 			taskset -c "$first" "$t" -m spsc
 		check "one CPU: ptr_ring_check passes" \
 			check_ok "$tmp/one-check.log" taskset -c "$first" "$c" -n 20000

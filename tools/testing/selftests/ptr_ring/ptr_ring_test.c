@@ -311,8 +311,8 @@ static unsigned int runnable(long usable)
 		if (n + 1 <= usable)
 			ok |= 1u << i;
 		else
-			ksft_print_msg("%s not run: needs %d CPUs (%d producing), %ld usable\n",
-				       modes[i].name, n + 1, n, usable);
+			ksft_print_msg("%s not run: needs %d CPUs, %ld usable\n",
+				       modes[i].name, n + 1, usable);
 	}
 	return ok;
 }
@@ -449,7 +449,7 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	cfg.modes = runnable(usable);
 	if (!cfg.modes)
-		ksft_exit_skip("no mode asked for can run on %ld CPUs\n", usable);
+		ksft_exit_skip("no mode can run on %ld CPUs\n", usable);
 	ksft_set_plan(__builtin_popcount(cfg.modes));
 	ksft_print_msg("ring-size %ld (r->batch %ld) batch %ld\n", cfg.size,
 		       cfg.param ?: run.ring.batch, cfg.batch);
