@@ -8,6 +8,8 @@ REPO=$(dirname "$TESTS_DIR")
 VMTEST=$REPO/vmtest/vmtest.sh
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/record.sh
 . "$REPO/vmtest/lib/record.sh"
+# shellcheck source-path=SCRIPTDIR source=../vmtest/lib/patch.sh
+. "$REPO/vmtest/lib/patch.sh"
 # shellcheck source-path=SCRIPTDIR source=../vmtest/lib/common.sh
 . "$REPO/vmtest/lib/common.sh"
 export VMTEST_CACHE=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pp-bench-vmtest}

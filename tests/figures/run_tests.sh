@@ -23,13 +23,16 @@ PP_TESTS=(no-softirq-page_pool01 no-softirq-page_pool02 no-softirq-page_pool03
 	bh_page_pool02_ptr_ring bh_page_pool03_slow bh_page_pool04_napi_local
 	bh_page_pool05_napi_remote)
 
-# slowed_copy TARGET WORK: WORK/slow gets the series' net/bench, built for
-# TARGET's kernel, with 1024 more loops a fast-path element (ten times the
-# path's cost: 256's +133 % hid in a loaded run's noise from the gate).
+# slowed_copy TARGET WORK MODE: WORK/slow gets the series' net/bench,
+# built for TARGET's kernel as the runner builds it in MODE (deterministic:
+# with its deterministic.patch), with 1024 more loops a fast-path element
+# (ten times the path's cost: 256's +133 % hid in a loaded run's noise
+# from the gate).
 slowed_copy()
 {
 	local target=$1 work=$2 tree kdir sel=$2/slow/tools/testing/selftests
 	local src p
+	local -a patches
 
 	read -r tree kdir < <(prepared "$target")
 	[ -n "$kdir" ] || return 1
@@ -39,16 +42,19 @@ slowed_copy()
 		cpio -0 -pdm --quiet "$work/slow") || return 1
 	cp "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" \
 		"$sel/kselftest/" || return 1
+	# as the runner builds it for that kernel, in that mode
+	mapfile -t patches < <(VMTEST_DIR=$REPO/vmtest module_patches "$kdir")
+	[ "$3" != deterministic ] ||
+		patches+=("$REPO/vmtest/guest/deterministic.patch")
+	for p in "${patches[@]}"; do
+		apply_patch "$sel/net/bench" "$p" || return 1
+	done
 	src=$sel/net/bench/page_pool/bench_page_pool_simple.c
 	[ "$(grep -c 'page_pool_recycle_direct(pp, page);' "$src")" -eq 1 ] ||
 		return 1
 	sed -i '/page_pool_recycle_direct(pp, page);/i\
 			for (int slow = 0; slow < 1024; slow++)\
 				barrier(); /* slowed for the test */' "$src"
-	# as the runner builds it for that kernel
-	for p in $(VMTEST_DIR=$REPO/vmtest module_patches "$kdir"); do
-		patch -s -p1 -d "$sel/net/bench" <"$p" || return 1
-	done
 	make -C "$sel/net/bench/page_pool" KDIR="$kdir" \
 		>"$work/slow-build.log" 2>&1 &&
 	[ -f "$sel/net/bench/page_pool/bench_page_pool.ko" ]
@@ -148,7 +154,7 @@ figures()
 
 	rm -rf "$work"
 	mkdir -p "$work"
-	slowed_copy "$target" "$work" ||
+	slowed_copy "$target" "$work" "$mode" ||
 		{ not_ok "$mode: slowed build for $target" "see $work/slow-build.log"; return; }
 	ok "$mode: slowed build for $target"
 	if [ "$mode" = emulated ]; then

@@ -27,7 +27,7 @@ build_at_w1()
 	log=$OUT/module-$name.log
 	mkdir "$dir/page_pool"
 	cp -r "$src/." "$dir/page_pool/"
-	[ -z "${3:-}" ] || patch -p1 -F0 -s -d "$dir" <"$3" >"$log" 2>&1 ||
+	[ -z "${3:-}" ] || apply_patch "$dir" "$3" >"$log" 2>&1 ||
 		{ not_ok "$name: ${3##*/} applies" "see $log"; rm -rf "$dir"; return; }
 	dir=$dir/page_pool
 	if ! make -C "$dir" KDIR="$kdir" W=1 >"$log" 2>&1; then

@@ -252,6 +252,14 @@ expect_rc "--dma sideways: exit 2" 2 "$work/dma-bad.log" \
 	"$REPO/vmtest/vmtest.sh" --dma sideways
 expect_grep "... naming the choices" "$work/dma-bad.log" 'direct, swiotlb or iommu'
 
+# apply_all DIR PATCH...: the patches applied in order, as the runner does
+apply_all()
+{
+	local d=$1 f
+
+	shift
+	for f; do apply_patch "$d" "$f" || return; done
+}
 # Every runner-only patch of the module (--dma iommu's among them)
 # applies without fuzz, alone and then under -D's and --attribute's, in
 # the order build_module_copy applies them
@@ -262,10 +270,8 @@ for p in "$g"/*.patch; do
 		read -ra q <<<"$after"
 		d=$(mktemp -d "$work/patch.XXXXXX")
 		cp -r "$REPO/tools/testing/selftests/net/bench/." "$d/"
-		# shellcheck disable=SC2016 # the script reads its own arguments
 		check "${p##*/}${after:+ then the -D and --attribute patches} applies without fuzz" \
-			sh -c 'd=$1; shift; for f; do patch -p1 -F0 -s -d "$d" <"$f" || exit; done' \
-			_ "$d" "$p" "${q[@]}"
+			apply_all "$d" "$p" "${q[@]}"
 	done
 done
 

@@ -187,7 +187,7 @@ cp -al "$ksrc/." "$farm/"
 mapfile -t patches < <(python3 "$REPO/vmtest/lib/series_files.py" --series "$REPO" --patches)
 for p in "${patches[@]}"; do
 	name=${p#"$REPO"/series/}
-	if ! patch -p1 -N -s -f --no-backup-if-mismatch -d "$farm" <"$p" >"$work/step.log" 2>&1; then
+	if ! apply_patch "$farm" "$p" >"$work/step.log" 2>&1; then
 		not_ok "$name applies to the farm" "$(cat "$work/step.log")"
 		break
 	fi

@@ -53,8 +53,7 @@ touch "$work/stamp"
 built=0
 for p in "${patches[@]}"; do
 	name=${p##*/}
-	if ! patch -p1 -N -s -f --no-backup-if-mismatch -d "$tree" <"$p" \
-	     >"$work/patch.log" 2>&1; then
+	if ! apply_patch "$tree" "$p" >"$work/patch.log" 2>&1; then
 		not_ok "$name applies" "$(cat "$work/patch.log")"
 		break
 	fi
