@@ -147,10 +147,10 @@ rm -rf "$gt"
 if expect_rc "make gen_tar makes the archive" 0 "$OUT/gen_tar.log" \
 	make -C "$farm/tools/testing/selftests" TARGETS="net/bench ptr_ring" \
 	O="$gt/build" KDIR="$kdir" INSTALL_PATH="$gt/install" gen_tar; then
-	in_guest "clients" "$OUT/vm-clients-2.log" -t current -c 2 -- \
+	in_guest "clients, 2 vCPUs" "$OUT/vm-clients-2.log" -t current -c 2 -- \
 		bash "$TESTS_DIR/vm/clients_checks.sh" "$REPO" install \
 		"$farm" KDIR="$kdir" O="$farm.build"
-	in_guest "clients" "$OUT/vm-clients-4.log" -t current -c 4 -- \
+	in_guest "clients, 4 vCPUs" "$OUT/vm-clients-4.log" -t current -c 4 -- \
 		bash "$TESTS_DIR/vm/clients_checks.sh" "$REPO" \
 		"$gt/install/kselftest-packages/kselftest.tar.gz"
 fi
