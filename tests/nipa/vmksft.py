@@ -51,7 +51,7 @@ def main():
         'env': {'paths': ''},
         'ksft': {'target': 'net/bench ptr_ring', 'nested_tests': 'on'},
         'vm': {'virtme_opt': '--disable-kvm', 'cpus': cpus,
-               'init_prompt': os.environ.get('NIPA_INIT_PROMPT', '# '),
+               'init_prompt': '# ',
                'default_timeout': '60', 'boot_timeout': '600',
                'slowdown': '1',
                # bash 5.1's bracketed paste wraps the output NIPA reads

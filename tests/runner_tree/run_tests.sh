@@ -20,11 +20,9 @@ rec=$(runner_record current fetch)
 src=$(record_get src <<<"$rec")
 job=$(record_get job <<<"$rec")
 check "runner_record: the current target's source ($src)" test -d "$src"
-check "the job keeps the record as JSON" python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1] + "/record.json"))
-sys.exit(r["target"] != "current" or r["src"] != sys.argv[2] or r["job"] != sys.argv[1])
-' "$job" "$src"
+check "the job keeps the record as JSON" test \
+	"$(record_get target <"$job/record.json") $(record_get src <"$job/record.json")" = \
+	"current $src"
 
 # --ksrc DIR, a path with spaces, on an empty cache and (as root) with no
 # network: the record gives DIR back as it is, and the pinned source is

@@ -106,7 +106,7 @@ booting "$OUT/vm-hang.job" "$!"
 
 # NIPA's way: 'make run_tests' in the guest's tree, booting the built
 # kernel's directory as given (--kdir), as a developer's own build.
-read -r _ kdir < <(prepared current)
+read -r farm kdir < <(prepared current)
 expect_rc "--how tree --kdir (make run_tests in the guest) passes" 0 \
 	"$OUT/vm-tree.log" "$VMTEST" -t current --how tree --kdir "$kdir" \
 	--job-file "$OUT/vm-tree.jobs"
@@ -140,8 +140,8 @@ in_guest "faults" "$OUT/vm-faults.log" -t current \
 
 # The series' clients, each program judged by NIPA's rules: the runner's
 # installation and NIPA's command for net/bench on 2 vCPUs; gen_tar's
-# archive, made apart from the runner's build, on 4.
-read -r farm kdir < <(prepared current)
+# archive, made apart from the runner's build, on 4 (the tree and kernel
+# NIPA's way above ran).
 gt=$OUT/gen_tar
 rm -rf "$gt"
 if expect_rc "make gen_tar makes the archive" 0 "$OUT/gen_tar.log" \
