@@ -42,7 +42,7 @@ typedef int gfp_t;
  * malloc() returns, usually zeroes: a ptr_ring.h that loses __GFP_ZERO
  * sees garbage entries, as it would in the kernel.
  */
-static void *kmalloc(unsigned size, gfp_t gfp)
+static inline void *kmalloc(unsigned int size, gfp_t gfp)
 {
 	void *p;
 
@@ -73,7 +73,7 @@ static inline void *kcalloc(size_t n, size_t size, gfp_t flags)
 	return kmalloc_array(n, size, flags | __GFP_ZERO);
 }
 
-static void kfree(void *p)
+static inline void kfree(void *p)
 {
 	if (!ZERO_OR_NULL_PTR(p))
 		free(p);
@@ -90,40 +90,40 @@ static void kfree(void *p)
 /* Accesses that race by design; KCSAN is not there to tell anyway */
 #define data_race(expr) (expr)
 
-static void spin_lock_init(spinlock_t *lock)
+static inline void spin_lock_init(spinlock_t *lock)
 {
 	int r = pthread_spin_init(lock, 0);
 	assert(!r);
 }
 
-static void spin_lock(spinlock_t *lock)
+static inline void spin_lock(spinlock_t *lock)
 {
 	int ret = pthread_spin_lock(lock);
 	assert(!ret);
 }
 
-static void spin_unlock(spinlock_t *lock)
+static inline void spin_unlock(spinlock_t *lock)
 {
 	int ret = pthread_spin_unlock(lock);
 	assert(!ret);
 }
 
-static void spin_lock_bh(spinlock_t *lock)
+static inline void spin_lock_bh(spinlock_t *lock)
 {
 	spin_lock(lock);
 }
 
-static void spin_unlock_bh(spinlock_t *lock)
+static inline void spin_unlock_bh(spinlock_t *lock)
 {
 	spin_unlock(lock);
 }
 
-static void spin_lock_irq(spinlock_t *lock)
+static inline void spin_lock_irq(spinlock_t *lock)
 {
 	spin_lock(lock);
 }
 
-static void spin_unlock_irq(spinlock_t *lock)
+static inline void spin_unlock_irq(spinlock_t *lock)
 {
 	spin_unlock(lock);
 }

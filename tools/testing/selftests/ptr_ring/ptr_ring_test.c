@@ -308,11 +308,12 @@ static unsigned int runnable(long usable)
 
 		if (!(cfg.modes & (1u << i)))
 			continue;
-		if (n + 1 <= usable)
+		if (n + 1 <= usable) {
 			ok |= 1u << i;
-		else
-			ksft_print_msg("%s not run: needs %d CPUs, %ld usable\n",
-				       modes[i].name, n + 1, usable);
+			continue;
+		}
+		ksft_print_msg("%s not run: needs %d CPUs, %ld usable\n",
+			       modes[i].name, n + 1, usable);
 	}
 	return ok;
 }
