@@ -13,11 +13,13 @@ section a MAINTAINERS keyword names for code not its own (NOT_OURS: the
 patch's notes say so). The cover letter goes to all of them.
 """
 
-import functools
+import glob
+import os
 import re
+import subprocess
 import sys
-
-from nipa import arguments, get_maintainer, per_patch, run_in
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 NETDEV = 'netdev@vger.kernel.org'
 FOLD = ',\n    '
@@ -30,9 +32,30 @@ NOT_OURS = {
 ROLE = re.compile(r'^([^<(]*<[^>]*>|\S+) \((.*)\)$')
 
 
+def git(gitdir, *args):
+    """git ARGS' output in GITDIR (bytes), or the reason it failed."""
+    proc = subprocess.run(['git', '-C', gitdir, *args], capture_output=True,
+                          check=False)
+    if proc.returncode:
+        sys.exit(f"recipients.py: git {' '.join(args)}: "
+                 f"{proc.stderr.decode().strip()}")
+    return proc.stdout
+
+
 def recipients(gitdir, commit, patch):
-    """[(address, role)] for PATCH, with MAINTAINERS as COMMIT has it."""
-    out = get_maintainer(gitdir, commit, patch, '--no-git', '--roles')
+    """[(address, role)] for PATCH, with MAINTAINERS as COMMIT has it (as
+    NIPA's cc_maintainers runs get_maintainer.pl), no git history."""
+    with tempfile.NamedTemporaryFile() as mpath:
+        mpath.write(git(gitdir, 'show', commit + ':MAINTAINERS'))
+        mpath.flush()
+        proc = subprocess.run(
+            ['perl', 'scripts/get_maintainer.pl', '--mpath', mpath.name,
+             '--no-git', '--no-git-fallback', '--roles', '--', patch],
+            cwd=gitdir, capture_output=True, text=True, check=False)
+    if proc.returncode:
+        sys.exit(f'recipients.py: get_maintainer.pl {patch}: '
+                 f'{proc.stderr.strip()}')
+    out = proc.stdout
     roles = (ROLE.match(line.strip()) for line in out.splitlines())
     return [role.groups() for role in roles if role and not any(
         f':{s}:Keyword:' in role.group(2) for s in NOT_OURS)]
@@ -65,14 +88,19 @@ def address(path, to_, cc_):
 
 def main():
     """The command line."""
-    gitdir, _, files = arguments(__doc__)
-    cover, files = files[0], files[1:]
-    commits = run_in(gitdir, 'git', 'rev-list', '--reverse', 'base..HEAD',
-                     ok=[0]).stdout.split()
+    if len(sys.argv) != 3:
+        sys.exit(__doc__.split('\n\n')[1])
+    gitdir, pdir = (os.path.abspath(a) for a in sys.argv[1:])
+    cover, *files = sorted(glob.glob(os.path.join(
+        pdir, '[0-9][0-9][0-9][0-9]-*.patch')))
+    commits = git(gitdir, 'rev-list', '--reverse', 'base..HEAD').split()
     if len(commits) != len(files):
         sys.exit(f'recipients.py: {len(commits)} commits, '
                  f'{len(files)} patches')
-    found = per_patch(functools.partial(recipients, gitdir), commits, files)
+    # get_maintainer.pl takes a core
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        found = list(pool.map(lambda c, f: recipients(gitdir, c.decode(), f),
+                              commits, files))
     for path, who in zip(files, found):
         address(path, *split(who))
     address(cover, *split([w for who in found for w in who]))

@@ -13,7 +13,7 @@
 #   check
 #       both series apply and give the project's files; diffstats
 #   nipa [SERIES...]
-#       netdev's patch checks (series/nipa.py) on each patch
+#       NIPA's own patch tests (NIPA=DIR, its checkout) on each patch
 #   send SERIES OUTDIR [--maintainers]
 #       the files to post, as you; --maintainers addresses them anew
 # The base tree is SERIES_BASE, else the runner's unpacked pinned source
@@ -122,7 +122,8 @@ base_files()
 		esac
 	done
 	(cd "$tree" && find . -maxdepth 1 -type f -printf '%P\n' &&
-		find scripts -type f &&
+		# kernel-doc is a link to tools/docs', which needs tools/lib/python
+		find scripts tools/docs tools/lib/python -type f -o -type l &&
 		find . -mindepth 2 -maxdepth 2 \( -name Kconfig -o -name Makefile \) -printf '%P\n' &&
 		find include/linux/ptr_ring.h include/net/page_pool -type f &&
 		# what the selftests' scripts source (shellcheck follows it)
@@ -465,23 +466,81 @@ cmd_check()
 	exit "$bad"
 }
 
+# NIPA's patch tests that cannot run here: the kernel builds (hours on a
+# small machine; tests/static builds the module W=1), device-tree and YAML
+# checks (nothing of either is touched), an AI review service, YNL, and
+# 'signed' (NIPA's own default for netdev's trees)
+NIPA_SKIP='patch/build_32bit patch/build_allmodconfig_warn patch/build_clang
+patch/build_clang_rust patch/build_tools patch/dt_binding_check
+patch/dtbs_check patch/yamllint patch/signed series/ai-review series/ynl'
+
+# nipa_judge SERIES RESULTS: NIPA's results of SERIES (RESULTS/N/TEST for
+# patch N, RESULTS/TEST for the series) a line each; a warning or failure
+# passes when a note "NIPA: TEST: why" excuses it (a patch's in its own
+# notes, a series test's in any patch's or the cover letter's)
+nipa_judge()
+{
+	local s=$1 res=$2 d rc n t what why bad=0
+	local -a list
+
+	mapfile -t list < <(patches_of "$s")
+	for d in "$res"/*/retcode "$res"/*/*/retcode; do
+		[ -f "$d" ] || continue
+		d=${d%/retcode} rc=$(cat "$d/retcode") t=${d##*/} n=${d#"$res"/}
+		n=${n%/*}
+		case $n in
+		"$t") n='' what="series/$s $t" ;;
+		*) what="${list[n - 1]##*/} $t" ;;
+		esac
+		[ "$t" != tree_selection ] || continue
+		why=$(if [ -n "$n" ]; then notes "${list[n - 1]}"; else
+			for p in "$series/$s"/0*.patch; do notes "$p"; done; fi |
+			sed -n "s/^NIPA: $t: *//p" | head -n 1)
+		case $rc in
+		0) echo "ok - $what: $(head -n 1 "$d/desc" 2>/dev/null)" ;;
+		*)
+			if [ -n "$why" ]; then
+				echo "ok - $what: excused ($why)"
+			else
+				echo "not ok - $what: $([ "$rc" = 250 ] && echo warning || echo "failed ($rc)")"
+				bad=1
+			fi
+			sed 's/^/#   /' "$d/desc" 2>/dev/null
+			;;
+		esac
+	done
+	return "$bad"
+}
+
 cmd_nipa()
 {
-	local tree s bad=0
+	local tree s bad=0 nipa=${NIPA:-}
 	local -A pid
 
 	# shellcheck disable=SC2086 # a list of names
 	[ $# -gt 0 ] || set -- $ORDER
 	for s in "$@"; do known "$s"; done
+	[ -f "$nipa/ingest_mdir.py" ] ||
+		rc=2 die "nipa: NIPA=DIR names a checkout of NIPA (https://github.com/linux-netdev/nipa), not '$nipa'"
+	nipa=$(realpath "$nipa")
 	tree=$(base_tree)
-	# The series side by side (a core each), reported in order.
+	# The series side by side, reported in order.
 	for s in "$@"; do
 		(
-			mapfile -t list < <(patches_of "$s")
 			make_base "$tree" "$work/$s" >/dev/null
-			am "$work/$s" "${list[@]}" || exit 1
-			echo "# series/$s"
-			python3 "$series/nipa.py" "$work/$s" "$series/$s"
+			mkdir -p "$work/$s.res" "$work/$s.mdir"
+			cp "$series/$s"/0*.patch "$work/$s.mdir/"
+			# Debian's codespell and python3-ply for checkpatch.pl;
+			# a test that dies leaves NIPA waiting: timeout
+			# shellcheck disable=SC2086 # a list of names
+			(cd "$nipa" && PATH=/usr/bin:/bin:$PATH timeout 1800 \
+				python3 ingest_mdir.py --noninteractive \
+				--tree "$work/$s" --mdir "$work/$s.mdir" \
+				--result-dir "$work/$s.res" -d $NIPA_SKIP) \
+				>"$work/$s.log" 2>&1 ||
+				{ echo "not ok - series/$s: NIPA's ingest_mdir.py failed:"; tail -n 5 "$work/$s.log" | sed 's/^/# /'; exit 1; }
+			echo "# series/$s, NIPA at $(git -C "$nipa" rev-parse --short=12 HEAD)"
+			nipa_judge "$s" "$work/$s.res/1"
 		) >"$work/$s.nipa" 2>&1 &
 		pid[$s]=$!
 	done

@@ -25,12 +25,6 @@ consoles=("$here"/console/*.console)
 mapfile -t with_perf < <(grep -l ' # perf=' "${consoles[@]}")
 why=$(nipa_missing)
 
-# skip NAME: a check that needs NIPA, skipped as KTAP says it
-skip()
-{
-	ok "$1 # SKIP $why"
-}
-
 # fails CMD...: CMD exits non-zero, a check of a check's other side
 fails()
 {
@@ -91,7 +85,7 @@ names+="
 nipa_rules.py's guess_indicators() and result_from_indicators() are NIPA's at ${NIPA_COMMIT:0:12}
 the AST comparison tells a changed rule apart"
 if [ -n "$why" ]; then
-	while read -r name; do skip "$name"; done <<<"$names"
+	while read -r name; do skip_check "$name" "$why"; done <<<"$names"
 else
 	echo "# NIPA: $NIPA_GIT at ${NIPA_COMMIT:0:12}"
 	lib=$nipa/contest/remote/lib

@@ -58,8 +58,7 @@ done
 # and a MAINTAINERS line.
 proj=$work/proj
 mkdir -p "$proj/series" "$proj/vmtest/lib"
-cp "$REPO/series/series.sh" "$REPO/series/recipients.py" "$REPO/series/nipa.py" \
-	"$proj/series/"
+cp "$REPO/series/series.sh" "$REPO/series/recipients.py" "$proj/series/"
 cp "$REPO/vmtest/lib/series_files.py" "$REPO/vmtest/lib/record.sh" \
 	"$REPO/vmtest/lib/record.py" "$REPO/vmtest/lib/patch.sh" "$proj/vmtest/lib/"
 git -C "$proj" init -q
@@ -221,11 +220,15 @@ for p in "${patches[@]}"; do
 done
 rm -rf "$farm"
 
-# NIPA's checks, per patch, each series applied alone to the base.
-if command -v shellcheck >/dev/null; then
-	echo "# shellcheck $(shellcheck --version | sed -n 's/^version: //p'), codespell $(/usr/bin/python3 -c 'import codespell_lib; print(codespell_lib.__version__)' 2>&1)"
+# NIPA's own patch tests, per patch, each series alone on the base.
+why=$(nipa_missing)
+if [ -n "$why" ]; then
+	skip_check "NIPA's patch tests" "$why"
+else
+	git clone -q --shared "$NIPA_GIT" "$work/nipa" &&
+		git -C "$work/nipa" checkout -q --detach "$NIPA_COMMIT"
 	start=$(date +%s)
-	"$REPO/series/series.sh" nipa >"$work/nipa.log" 2>&1
+	NIPA=$work/nipa "$REPO/series/series.sh" nipa >"$work/nipa.log" 2>&1
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
@@ -236,40 +239,41 @@ if command -v shellcheck >/dev/null; then
 	done <"$work/nipa.log"
 	echo "# series.sh nipa took $(($(date +%s) - start)) s"
 	check "series.sh nipa exits 0 (it exited $rc)" test "$rc" -eq 0
-else
-	not_ok "shellcheck is there for NIPA's checks"
 fi
-# nipa.py's rules catch what NIPA's do.
-printf 'From: Series Tester <series-tester@example.org>\nTo: x@y.org\n\nbody\n' >"$work/nomail"
-rules=$(cd "$REPO/series" && python3 - "$work/nomail" <<'PY'
-import sys
-import nipa
-print(bool(nipa.makefile_errors('TEST_FILES := a.py b.py\n')),
-      nipa.makefile_errors('TEST_FILES := \\\n\ta.py \\\n\tb.py \\\n'
-                           '# end of TEST_FILES\n'),
-      bool(nipa.makefile_errors('TEST_PROGS := \\\n\tb.sh \\\n\ta.sh \\\n'
-                                '# end of TEST_PROGS\n')),
-      nipa.cc_maintainers(sys.argv[1], 'A <a@example.org> (maintainer:X)\n'
-                          'netdev@vger.kernel.org (open list:X)\n').level,
-      nipa.config_errors('CONFIG_NETDEVICES=y\nCONFIG_NET_CORE=y\n'),
-      nipa.config_errors('CONFIG_NET_CORE=y\nCONFIG_NETDEVICES=y\n'))
+# Its judge, on NIPA's results as a stand-in writes them: a warning no
+# note excuses fails, the notes' excuses pass, a dying NIPA is named.
+fake=$work/fake-nipa
+mkdir -p "$fake"
+cat >"$fake/ingest_mdir.py" <<'PY'
+import os, sys
+res = sys.argv[sys.argv.index('--result-dir') + 1]
+if os.environ.get('FAKE_NIPA_DIE'):
+    sys.exit('Exception in thread Thread-2')
+for d, rc, desc in (('1/1/checkpatch', 250, 'WARNING: x'),
+                    ('1/2/deprecated_api', 1, "Found: 'module_param'"),
+                    ('1/maintainers', 0, 'MAINTAINERS coverage looks sufficient')):
+    os.makedirs(os.path.join(res, d))
+    for f, v in (('retcode', rc), ('desc', desc)):
+        with open(os.path.join(res, d, f), 'w') as fp:
+            fp.write(f'{v}\n')
 PY
-)
-check "nipa.py's rules: two values on a line, unsorted items are bad formats, netdev's is good; maintainers not in To:/Cc: fail; config keys in order with '_' ignored" \
-	test "$rules" = "True [] True fail ['CONFIGNETCORE before CONFIGNETDEVICES'] []"
-# deprecated_api as NIPA counts it; pylint and ruff are not reproduced: a
-# patch with Python fails.
-dep=$work/dep
-git init -q "$dep" && git -C "$dep" config user.name t && git -C "$dep" config user.email t@t
-printf 'module_param(a, int, 0);\n' >"$dep/m.c" && git -C "$dep" add -A && git -C "$dep" commit -qm a
-printf 'module_param(b, int, 0);\n' >>"$dep/m.c" && git -C "$dep" commit -qam b
-levels=$(cd "$REPO/series" && python3 -c 'import nipa, sys; print(nipa.deprecated_api(sys.argv[1]).level, nipa.python(sys.argv[1]).level)' "$dep")
-check "deprecated_api: a patch adding a module_param fails; no Python passes" \
-	test "$levels" = "fail pass"
-echo 'print(1)' >"$dep/t.py" && git -C "$dep" add t.py && git -C "$dep" commit -qm c
-levels=$(cd "$REPO/series" && python3 -c 'import nipa, sys; r = nipa.python(sys.argv[1]); print(r.level, r.desc)' "$dep")
-check "a patch adding a .py file fails nipa.py, naming it" \
-	test "$levels" = "fail not reproduced here: t.py"
+NIPA=$fake "$REPO/series/series.sh" nipa net-next >"$work/fake-nipa.log" 2>&1
+rc=$?
+grep -A1 '^not ok - 0001-[^ ]* checkpatch: warning$' "$work/fake-nipa.log" >"$work/fake-nipa.warn"
+expect_grep "nipa: a warning without a note fails, naming the patch, the test and NIPA's finding" \
+	"$work/fake-nipa.warn" '^#   WARNING: x$'
+check "... the note of net-next 2 excuses its deprecated_api failure" \
+	grep -q "^ok - 0002-[^ ]* deprecated_api: excused (\"tag\" is a parameter" "$work/fake-nipa.log"
+check "... a series test reads ok" \
+	grep -q "^ok - series/net-next maintainers: MAINTAINERS coverage" "$work/fake-nipa.log"
+check "... and series.sh exits 1 (it exited $rc)" test "$rc" -eq 1
+FAKE_NIPA_DIE=1 NIPA=$fake "$REPO/series/series.sh" nipa virtio >"$work/fake-nipa.log" 2>&1
+rc=$?
+check "nipa: a NIPA that dies is a failure that says so" \
+	grep -q "^not ok - series/virtio: NIPA's ingest_mdir.py failed" "$work/fake-nipa.log"
+check "... exit 1 (it exited $rc)" test "$rc" -eq 1
+expect_rc "nipa without NIPA=: exit 2" 2 "$work/nonipa.log" env -u NIPA "$REPO/series/series.sh" nipa
+expect_grep "and says where to get it" "$work/nonipa.log" 'NIPA=DIR names a checkout of NIPA'
 
 # send --maintainers: every patch and the cover letter addressed, netdev
 # among them; each series' cover letter to its maintainers.
