@@ -21,6 +21,8 @@ VMTEST_SERIES=$(dirname "$VMTEST_DIR")
 . "$VMTEST_DIR/lib/distro.sh"
 # shellcheck source=lib/patch.sh
 . "$VMTEST_DIR/lib/patch.sh"
+# shellcheck source=lib/record.sh
+. "$VMTEST_DIR/lib/record.sh"
 # shellcheck source=lib/tree.sh
 . "$VMTEST_DIR/lib/tree.sh"
 # shellcheck source=lib/kbuild.sh
@@ -36,6 +38,7 @@ usage()
 {
 	cat <<EOF
 usage: ${0##*/} [options] [-- command ...]
+       ${0##*/} again JOB [--job-file FILE] [--keep]
        ${0##*/} judge JOB
 
 Boot a kernel under QEMU and run the kselftests of this series inside it
@@ -46,8 +49,10 @@ timeout), 2 when the runner could not do its work (a bad option, a
 package, a download), 130/143 when interrupted. Each run's files
 (result, record, logs/, install/, console.log, ktap/*.tap, kmemleak) are
 kept in CACHE/jobs/TARGET.*; CACHE/jobs/TARGET points to the newest run
-that boots. 'judge JOB' judges a job's files again, with the same exit
-code. vmtest/README.md says how each option works.
+that boots. 'again JOB' boots what JOB prepared (its options, kernel
+and installed selftests; a --stop-after build job too) into a new job,
+building nothing. 'judge JOB' judges a job's files again, with the same
+exit code. vmtest/README.md says how each option works.
 
   -t, --target T      current, distro, arm64 (vmtest/targets/), or both
                       (current and distro) (default: both)
@@ -126,6 +131,9 @@ MODULE_PATCHES=()
 VM_APPEND=
 ENVS=()
 COMMAND=()
+# again: the job whose kernel and installed selftests this run boots
+AGAIN_JOB=
+MAIN_ARGS=()
 
 positive_int()
 {
@@ -382,11 +390,14 @@ run_target()
 	stop_here fetch && return 0
 	set_phase tree
 	prepare_tree "$KSRC_PRISTINE" "$KSRC_ID" "$target"
-	record "tree=$KTREE"
+	record "tree=$KTREE" "series=$(cat "$KTREE.series")"
 	stop_here tree && return 0
 
 	set_phase build
-	if [ "$TARGET_KERNEL" = build ] && [ -n "$KDIR_GIVEN" ]; then
+	if [ -n "$AGAIN_JOB" ]; then
+		kdir=$(record_get kdir <"$AGAIN_JOB/record.json")
+		kernel=$(record_get kernel <"$AGAIN_JOB/record.json")
+	elif [ "$TARGET_KERNEL" = build ] && [ -n "$KDIR_GIVEN" ]; then
 		kernel=$KDIR_GIVEN/$KIMAGE_PATH
 		kdir=$KDIR_GIVEN
 	elif [ "$TARGET_KERNEL" = build ]; then
@@ -402,35 +413,41 @@ run_target()
 	# job: nothing compiles under emulation, and --how tree's 'make
 	# run_tests' (same O=) finds the targets up to date.
 	install=$JOB/install
-	# A kernel before 6.15 (Debian's 6.12) has no faux device: the module
-	# is built apart, with a runner-only patch's platform device.
-	mapfile -t modpatches < <(module_patches "$kdir")
-	mods=()
-	[ ${#modpatches[@]} -eq 0 ] || mods=(TEST_GEN_MODS_DIR=)
-	[ ${#mods[@]} -eq 0 ] || [ "$HOW" = install ] ||
-		die "--how $HOW: $kdir has no faux device (a kernel before 6.15), and its module is built apart: --how install only"
-	step "building and installing the selftests on the host" \
-		"$VMTEST_LOGS/selftests.log" \
-		build_selftests "$install" "$KTREE.build" "$kdir" "${mods[@]}" ||
-		fail "the selftests do not build"
-	# -D counts every instruction of the one vCPU as the tests' time, and
-	# kselftest's prefix.pl copies output a byte at a time (some 160000
-	# instructions a character) while the test runs on: a line at a time
-	# (vmtest/README.md has the figures).
-	[ "$DETERMINISTIC" -eq 0 ] ||
-		printf '#!/bin/sh\nexec sed -u "s/^/# /"\n' \
-			>"$install/kselftest/prefix.pl" ||
-		fail "cannot replace $install/kselftest/prefix.pl"
-	patches=("${modpatches[@]}")
-	[ "$VM_DMA" != iommu ] || patches=("$VMTEST_DIR/guest/dma-iommu.patch")
-	[ "$DETERMINISTIC" -eq 0 ] || patches+=("$VMTEST_DIR/guest/deterministic.patch")
-	[ "$ATTRIBUTE" -eq 0 ] || patches+=("$VMTEST_DIR/guest/insn-markers.patch")
-	patches+=("${MODULE_PATCHES[@]}")
-	[ ${#patches[@]} -eq 0 ] ||
-		step "building the module with the runner's patches (${patches[*]##*/})" \
-			"$VMTEST_LOGS/module-copy.log" \
-			build_module_copy "$install" "$kdir" "${patches[@]}" ||
-		fail "the module with the runner's patches does not build"
+	if [ -n "$AGAIN_JOB" ]; then
+		same_build "$kdir" "$kernel"
+		cp -al "$AGAIN_JOB/install" "$install" ||
+			fail "cannot link $AGAIN_JOB/install"
+	else
+		# A kernel before 6.15 (Debian's 6.12) has no faux device: the module
+		# is built apart, with a runner-only patch's platform device.
+		mapfile -t modpatches < <(module_patches "$kdir")
+		mods=()
+		[ ${#modpatches[@]} -eq 0 ] || mods=(TEST_GEN_MODS_DIR=)
+		[ ${#mods[@]} -eq 0 ] || [ "$HOW" = install ] ||
+			die "--how $HOW: $kdir has no faux device (a kernel before 6.15), and its module is built apart: --how install only"
+		step "building and installing the selftests on the host" \
+			"$VMTEST_LOGS/selftests.log" \
+			build_selftests "$install" "$KTREE.build" "$kdir" "${mods[@]}" ||
+			fail "the selftests do not build"
+		# -D counts every instruction of the one vCPU as the tests' time, and
+		# kselftest's prefix.pl copies output a byte at a time (some 160000
+		# instructions a character) while the test runs on: a line at a time
+		# (vmtest/README.md has the figures).
+		[ "$DETERMINISTIC" -eq 0 ] ||
+			printf '#!/bin/sh\nexec sed -u "s/^/# /"\n' \
+				>"$install/kselftest/prefix.pl" ||
+			fail "cannot replace $install/kselftest/prefix.pl"
+		patches=("${modpatches[@]}")
+		[ "$VM_DMA" != iommu ] || patches=("$VMTEST_DIR/guest/dma-iommu.patch")
+		[ "$DETERMINISTIC" -eq 0 ] || patches+=("$VMTEST_DIR/guest/deterministic.patch")
+		[ "$ATTRIBUTE" -eq 0 ] || patches+=("$VMTEST_DIR/guest/insn-markers.patch")
+		patches+=("${MODULE_PATCHES[@]}")
+		[ ${#patches[@]} -eq 0 ] ||
+			step "building the module with the runner's patches (${patches[*]##*/})" \
+				"$VMTEST_LOGS/module-copy.log" \
+				build_module_copy "$install" "$kdir" "${patches[@]}" ||
+			fail "the module with the runner's patches does not build"
+	fi
 	[ "$ATTRIBUTE" -eq 0 ] || ensure_insn_plugin
 	[ "$GUEST_ROOT" = / ] || ensure_guest_root
 	record "kdir=$kdir" "kernel=$kernel" ${GUEST_ROOT:+"root=$GUEST_ROOT"}
@@ -475,6 +492,7 @@ start_job()
 	VMTEST_LOGS=$JOB/logs
 	mkdir -p "$VMTEST_LOGS" || die "cannot create $VMTEST_LOGS"
 	[ "$KEEP_JOB" -eq 0 ] || : >"$JOB/keep" || die "cannot write $JOB/keep"
+	save_args "$JOB" "${MAIN_ARGS[@]}" || die "cannot write $JOB/args"
 	record_result running
 	if [ -z "$STOP_AFTER" ]; then
 		ln -sfnT "$(basename "$JOB")" "$link" || die "cannot link $link"
@@ -581,12 +599,72 @@ stop_run()
 	exit "$2"
 }
 
+# same_build KDIR KERNEL: AGAIN_JOB's selftests are for this tree and
+# kernel: the series and the kernel have not changed since it built them.
+same_build()
+{
+	local rec=$AGAIN_JOB/record.json f
+
+	[ "$(record_get series <"$rec")" = "$(cat "$KTREE.series")" ] ||
+		die "again: the series changed since $AGAIN_JOB built its selftests"
+	for f in "$2" "$1/Module.symvers"; do
+		[ ! "$f" -nt "$AGAIN_JOB/install" ] ||
+			die "again: $f changed since $AGAIN_JOB built its selftests"
+	done
+}
+
+# again JOB [--job-file FILE] [--keep]: JOB's run (its options, JOB/args)
+# booted anew from what JOB built
+again()
+{
+	local job=${1:-} target i
+	local -a args
+
+	{ [ -f "$job/args" ] && [ -d "$job/install" ] && [ -f "$job/record.json" ]; } ||
+		die "again: '$job' is not a job that built its selftests (JOB/args, JOB/install)"
+	AGAIN_JOB=$(realpath "$job")
+	shift
+	for ((i = 1; i <= $#; i++)); do
+		case ${!i} in
+		--keep) ;;
+		--job-file) i=$((i + 1)) ;;
+		*) die "again: only --job-file FILE and --keep go with a job, not '${!i}'" ;;
+		esac
+	done
+	target=$(record_get target <"$AGAIN_JOB/record.json")
+	mapfile -d '' args <"$AGAIN_JOB/args"
+	main "${args[@]}" -t "$target" "$@"
+}
+
+# save_args JOB ARG...: the run's options in JOB/args (NUL-separated, any
+# string round-trips) but for those of one run: --job-file, --keep,
+# --stop-after
+save_args()
+{
+	local job=$1
+
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--job-file | --stop-after) shift ;;
+		--keep) ;;
+		--) printf '%s\0' "$@"; break ;;
+		*)
+			printf '%s\0' "$1"
+			[[ $VALUE_OPTS != *" $1 "* ]] || { printf '%s\0' "${2-}"; shift; }
+			;;
+		esac
+		shift
+	done >"$job/args"
+}
+
 ROWS='' RUN_PID=''
 
 main()
 {
 	local target rc worst='' error=''
 
+	MAIN_ARGS=("$@")
 	parse_args "$@"
 	ROWS=$(mktemp) || die "cannot create a temporary file"
 	CLEANUP_DIRS+=("$ROWS")
@@ -623,5 +701,8 @@ main()
 	exit "${worst:-1}"
 }
 
-[ "${1:-}" != judge ] || exec python3 "$VMTEST_DIR/lib/judge.py" "${@:2}"
-main "$@"
+case ${1:-} in
+judge) exec python3 "$VMTEST_DIR/lib/judge.py" "${@:2}" ;;
+again) again "${@:2}" ;;
+*) main "$@" ;;
+esac

@@ -67,11 +67,17 @@ jobs() { cat "$1"/base-*.job "$1"/change-*.job | wc -l; }
 check "ab.sh: one boot a side decides every row, where no task switched: 2 jobs" \
 	test "$(jobs "$tmp/out")" -eq 2
 export FAKE_SWITCH=1
+rm -f "$tmp/jobs/calls"
 expect_rc "ab.sh: a task switch in a row's chunks: exit 0" 0 "$tmp/ab-switch.log" \
 	sides -o "$tmp/out-switch"
 unset FAKE_SWITCH
 check "ab.sh: ... a boot a side more, which decides it: 4 jobs" \
 	test "$(jobs "$tmp/out-switch")" -eq 4
+check "ab.sh: ... each side's second boot is its first job booted again" \
+	test "$(grep -c '^again$' "$tmp/jobs/calls")" -eq 2
+expect_grep "ab.sh: ... with the first's options" \
+	<(tr '\0' ' ' <"$(head -n 1 "$tmp/out-switch/change-2.job")/args") \
+	"--kdir $tmp/change .*--attribute"
 expect_grep "ab.sh: ... and it still reads slower" "$tmp/ab-switch.log" \
 	'no-softirq-page_pool01 .*slower'
 expect_rc "ab.sh --no-attribute: exit 0" 0 "$tmp/ab-noattr.log" \

@@ -43,5 +43,34 @@ expect_no_grep "... and the pinned source is not fetched" "$OUT/ksrc.log" \
 expect_grep "the job's result says prepared, phase fetch" "$job/result" \
 	'^target=current result=prepared rc=0 .* phase=fetch '
 
+# again JOB boots what JOB built, and only for the series and kernel it
+# built for; refused before anything boots.
+tree=$(runner_record current tree | record_get tree)
+ag=$OUT/again-job
+rm -rf "$ag" && mkdir -p "$ag/install" "$ag/kdir"
+printf -- '-t\0current\0' >"$ag/args"
+again_job() # SERIES: ag's record, its kernel in ag/kdir
+{
+	python3 "$REPO/vmtest/lib/record.py" write target=current series="$1" \
+		kdir="$ag/kdir" kernel="$ag/kdir/bzImage" >"$ag/record.json"
+}
+again_job other
+expect_rc "again: a job built for another series: exit 2" 2 "$OUT/again-series.log" \
+	"$VMTEST" again "$ag"
+expect_grep "... saying so" "$OUT/again-series.log" \
+	"again: the series changed since $ag built its selftests"
+again_job "$(cat "$tree.series")"
+touch "$ag/kdir/Module.symvers" && touch -d '+1 hour' "$ag/kdir/bzImage"
+expect_rc "again: a kernel built after the job: exit 2" 2 "$OUT/again-kernel.log" \
+	"$VMTEST" again "$ag"
+expect_grep "... saying so" "$OUT/again-kernel.log" \
+	"again: $ag/kdir/bzImage changed since $ag built its selftests"
+expect_rc "again: a directory that is no job: exit 2" 2 "$OUT/again-none.log" \
+	"$VMTEST" again "$OUT"
+expect_grep "... saying so" "$OUT/again-none.log" "again: '$OUT' is not a job that built its selftests"
+expect_rc "again: an option of the job's own (-D): exit 2" 2 "$OUT/again-opt.log" \
+	"$VMTEST" again "$ag" -D
+expect_grep "... saying so" "$OUT/again-opt.log" "again: only --job-file FILE and --keep go with a job, not '-D'"
+
 subtests_report
 tests_done runner_tree

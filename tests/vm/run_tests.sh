@@ -131,6 +131,19 @@ expect_grep "... whose source has the tick alignment" "$det_src" '^static void b
 expect_no_grep "... and the plain run builds no module with it" \
 	"$OUT/vm-first.log" 'deterministic\.patch'
 
+# -D's job booted again: nothing is built, and it counts what the first
+# boot counted.
+det=$(head -n 1 "$OUT/vm-det.job")
+rm -f "$OUT/vm-again.job" && rm -rf "$OUT/again" && mkdir -p "$OUT/again"
+expect_rc "again: the -D job booted anew passes" 0 "$OUT/vm-again-boot.log" \
+	"$VMTEST" again "$det" --job-file "$OUT/vm-again.job"
+expect_no_grep "... building nothing" "$OUT/vm-again-boot.log" \
+	'building|configuring|applying|linking'
+cp "$det/ktap/install.tap" "$OUT/again/first-1.tap"
+cp "$(head -n 1 "$OUT/vm-again.job")/ktap/install.tap" "$OUT/again/again-1.tap"
+check "... counting what its first boot counted" \
+	same_counts "$OUT/again/first" "$OUT/again/again"
+
 # The driver and the module where the series' users run them: busybox's
 # applets, no cycle counter, a starved cross-CPU returner, a timeout.
 in_guest "faults" "$OUT/vm-faults.log" -t current \
