@@ -81,8 +81,8 @@ exit code. vmtest/README.md says how each option works.
                       relative to net/bench (repeatable; a fault to
                       inject, say)
   -e, --env K=V       environment variable for the tests (repeatable)
-      --how H         install (run_kselftest.sh), tree (make run_tests
-                      in the guest, as NIPA) or both (default: install)
+      --how H         install (run_kselftest.sh) or tree (make run_tests
+                      in the guest, as NIPA) (default: install)
       --accel A       kvm, tcg or auto (default: KVM when a probe guest
                       on it prints within ${KVM_PROBE_SECS} s, else TCG)
   -s, --shell         an interactive shell in the guest instead
@@ -193,7 +193,7 @@ parse_args()
 	done
 
 	[ "$TARGETS" != both ] || TARGETS="current distro"
-	one_of --how "$HOW" tree install both
+	one_of --how "$HOW" tree install
 	[ -z "$STOP_AFTER" ] || one_of --stop-after "$STOP_AFTER" fetch tree build
 	one_of --accel "$VMTEST_ACCEL" auto kvm tcg
 	if [ -n "$JOB_FILE" ]; then
@@ -453,7 +453,7 @@ run_target()
 	record "kdir=$kdir" "kernel=$kernel" ${GUEST_ROOT:+"root=$GUEST_ROOT"}
 	stop_here build && return 0
 
-	# The guest builds in the tree with --how tree or both.
+	# The guest builds in the tree with --how tree.
 	[ "$HOW" != install ] || release_tree
 	set_phase boot
 	job=$JOB

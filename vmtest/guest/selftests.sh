@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run kselftest TARGETS in the guest: the host's installation with its
-# run_kselftest.sh, and/or 'make run_tests' in the tree as NIPA does.
+# run_kselftest.sh, or 'make run_tests' in the tree as NIPA does.
 # Each run's KTAP goes to JOB/ktap/{install,tree}.tap and TARGETS to
 # JOB/ktap/targets: the host judges them (lib/judge.py).
 #
 # usage: selftests.sh HOW TREE TARGETS JOB INSTALL_DIR [MAKE ARGS...]
-#   HOW: install, tree or both
+#   HOW: install or tree
 
 how=$1
 tree=$2
@@ -30,9 +30,8 @@ run()
 }
 
 case $how in
-install | both) run install "$install/run_kselftest.sh" ;;&
-tree | both) run tree make -C "$selftests" TARGETS="$targets" "$@" run_tests ;;
-install) ;;
+install) run install "$install/run_kselftest.sh" ;;
+tree) run tree make -C "$selftests" TARGETS="$targets" "$@" run_tests ;;
 *) echo "vmtest-guest: unknown way to run: '$how'" >&2; exit 1 ;;
 esac
 

@@ -2,7 +2,7 @@
 # vmtest.sh --attribute: where a deterministic run's instructions go
 # (vmtest/README.md). The plugin is built against the header of Debian's
 # source of the installed QEMU, fetched with a private deb-src list; the
-# guest records the kernel's symbols and the module's section addresses.
+# guest records the kernel's symbols and the module's.
 # shellcheck shell=bash disable=SC2034 # sets INSN_PLUGIN for vmtest.sh
 
 # qemu_plugin_header: the path of qemu-plugin.h from Debian's source of
@@ -55,8 +55,9 @@ ensure_insn_plugin()
 }
 
 # attribute_guest JOB: the guest's part, before the tests: the kernel's
-# symbols now (its text does not move), the module's section addresses
-# once it is loaded (a poll of sysfs, cheap next to the benchmark)
+# symbols now (its text does not move), the module's once it is loaded
+# (a poll of sysfs, cheap next to the benchmark; kallsyms has a module's
+# symbols before sysfs has its sections)
 attribute_guest()
 {
 	local job
@@ -66,6 +67,6 @@ attribute_guest()
 	cat /proc/kallsyms >$job/kallsyms
 	( s=/sys/module/bench_page_pool/sections
 	  until [ -r \$s/.text ]; do sleep 0.2; done
-	  grep . \$s/.* >$job/sections ) &
+	  grep '\[bench_page_pool\]\$' /proc/kallsyms >$job/module.kallsyms ) &
 	EOF
 }

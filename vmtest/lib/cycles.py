@@ -3,7 +3,7 @@
 """Model cycles: an estimate, from deterministic event counts, of what
 they cost on the deterministic mode's named CPU (Skylake-Server).
 
-  cycles.py [--table FILE] [--total] EVENT=COUNT...
+  cycles.py [--total] EVENT=COUNT...
                                 the estimate and its terms, or its total
 
 The counts are per element (insn, locked, fences, calls, rets, indirect,
@@ -38,7 +38,6 @@ The table is fixed from its sources, never fitted to measured figures:
 """
 
 import argparse
-import json
 import sys
 
 # event: cycles per count; the sources are in the header
@@ -71,29 +70,13 @@ def words(counts, table=None):
             + ', '.join(f'{e} {c:.1f}' for e, (_, c) in big) + ')')
 
 
-def read_table(path):
-    """A table file: JSON, {event: cycles}, events of TABLE only."""
-    with open(path, encoding='utf-8') as handle:
-        table = json.load(handle)
-    if not isinstance(table, dict) or not table:
-        raise ValueError('not a JSON object of event: cycles')
-    for event, cost in table.items():
-        if (event not in TABLE or not isinstance(cost, (int, float))
-                or cost < 0):
-            raise ValueError(f'{event!r}: {cost!r} is not an event of the '
-                             'model with a cost of at least 0')
-    return table
-
-
 def main(argv=None):
     """Entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--table', metavar='FILE')
     parser.add_argument('--total', action='store_true')
     parser.add_argument('counts', nargs='+', metavar='EVENT=COUNT')
     args = parser.parse_args(argv)
     try:
-        table = read_table(args.table) if args.table else TABLE
         counts = {}
         for arg in args.counts:
             event, _, value = arg.rpartition('=')
@@ -106,12 +89,12 @@ def main(argv=None):
     except (OSError, ValueError) as err:
         print(f'cycles.py: {err}', file=sys.stderr)
         return 2
-    total, terms, missing = estimate(counts, table)
+    total, terms, missing = estimate(counts)
     if args.total:
         print(f'{total:.4f}')
         return 0
     for event, (count, cost) in terms.items():
-        print(f'{event:14} {count:10.3f} x {table[event]:<8.4g} = {cost:9.3f}')
+        print(f'{event:14} {count:10.3f} x {TABLE[event]:<8.4g} = {cost:9.3f}')
     print(f'{"model cycles":14} {total:31.3f} (an estimate)')
     if missing:
         print('not counted: ' + ', '.join(missing))

@@ -10,9 +10,9 @@
 
 A JOB is a vmtest.sh --attribute run's directory (or its saved
 profile.json): insn.raw (vmtest/plugin/insn_count.c's blocks and events
-per test), kallsyms, sections (the module's section addresses), the
-module it loaded and its KTAP, whose "Type:" lines name the tests in
-order and say how many elements each timed.  A block counts for the
+per test), kallsyms and module.kallsyms (/proc/kallsyms before the tests
+and the module's lines once it was loaded) and its KTAP, whose "Type:"
+lines name the tests in order and say how many elements each timed.  A block counts for the
 symbol at or below its start; calls are the executions of blocks that
 start a symbol.  Counts are per element; the check says which tests lack
 the functions their path needs (the path fingerprint).  --attribution
@@ -34,7 +34,6 @@ import glob
 import json
 import os
 import re
-import subprocess
 import sys
 
 import cycles
@@ -82,37 +81,15 @@ def read(path):
         raise ProfileError(f'{path}: {err.strerror}') from err
 
 
-def module_symbols(module, sections):
-    """(address, name, size) of the module's functions where it was."""
-    base = dict(line.rsplit('/', 1)[-1].split(':', 1) for line in
-                read(sections).split() if ':' in line)
-    out = subprocess.run(['readelf', '-SW', module], capture_output=True,
-                         text=True, check=True).stdout
-    names = dict(re.findall(r'^\s*\[\s*(\d+)\]\s+(\S+)', out, re.MULTILINE))
-    out = subprocess.run(['readelf', '-sW', module], capture_output=True,
-                         text=True, check=True).stdout
-    syms = []
-    for line in out.splitlines():
-        field = line.split()
-        if (len(field) == 8 and field[3] == 'FUNC' and
-                names.get(field[6]) in base):
-            syms.append((int(base[names[field[6]]], 16) + int(field[1], 16),
-                         field[7]))
-    return syms
-
-
 def symbols(job):
-    """Sorted (address, name) of the kernel's text and the module's."""
+    """Sorted (address, name) of the kernel's text and the module's, from
+    /proc/kallsyms before the tests and once the module was loaded."""
     syms = []
-    for line in read(os.path.join(job, 'kallsyms')).splitlines():
-        field = line.split()
-        if len(field) >= 3 and field[1] in 'tTwW':
-            syms.append((int(field[0], 16), field[2]))
-    kos = glob.glob(os.path.join(job, 'install', '**', 'bench_page_pool.ko'),
-                    recursive=True)
-    if not kos:
-        raise ProfileError(f'{job}: no bench_page_pool.ko in install/')
-    syms += module_symbols(kos[0], os.path.join(job, 'sections'))
+    for name in ('kallsyms', 'module.kallsyms'):
+        for line in read(os.path.join(job, name)).splitlines():
+            field = line.split()
+            if len(field) >= 3 and field[1] in 'tTwW':
+                syms.append((int(field[0], 16), field[2]))
     return sorted(set(syms))
 
 
@@ -377,8 +354,7 @@ def main(argv=None):
         if args.json:
             with open(args.json, 'w', encoding='utf-8') as out:
                 json.dump(prof, out)
-    except (ProfileError, subprocess.CalledProcessError, ValueError,
-            IndexError, OSError) as err:
+    except (ProfileError, ValueError, IndexError, OSError) as err:
         print(f'insn_profile.py: {err}', file=sys.stderr)
         return 2
     print(text)
