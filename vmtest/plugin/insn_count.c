@@ -205,66 +205,73 @@ static void on_marker(unsigned int cpu, void *udata)
 	}
 }
 
-static int segment_or_address_prefix(uint8_t c)
+#define N(array) (sizeof(array) / sizeof((array)[0]))
+/* Flags beside the events: a rep prefix; indirect when the operand is *x */
+enum { REP = 1u << 30, STAR = 1u << 31 };
+
+static const struct word { const char *word; unsigned int kinds; }
+prefixes[] = {
+	{ "lock", 1 << LOCKED }, { "rep", REP }, { "repz", REP },
+	{ "repnz", REP }, { "repe", REP }, { "repne", REP },
+	{ "notrack", 0 }, { "bnd", 0 }, { "ds", 0 }, { "cs", 0 },
+}, mnemonics[] = {
+	{ "callq", 1 << CALLS | STAR }, { "call", 1 << CALLS | STAR },
+	{ "jmpq", STAR }, { "jmp", STAR },
+	{ "retq", 1 << RETS }, { "ret", 1 << RETS },
+	{ "mfence", 1 << FENCES }, { "lfence", 1 << FENCES },
+	{ "sfence", 1 << FENCES }, { "serialize", 1 << FENCES },
+	{ "cpuid", 1 << FENCES },
+};
+
+/* Of LIST, the word STR starts with: its entry, *REST after it */
+static const struct word *match(const char *str, const struct word *list,
+				size_t n, const char **rest)
 {
-	return c == 0x26 || c == 0x2e || c == 0x36 || c == 0x3e ||
-	       c == 0x64 || c == 0x65 || c == 0x67;
+	size_t i, len;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(list[i].word);
+		if (!strncmp(str, list[i].word, len) &&
+		    (!str[len] || str[len] == ' ')) {
+			*rest = str + len + !!str[len];
+			return &list[i];
+		}
+	}
+	return NULL;
 }
 
 /*
- * The x86-64 instruction's events (1 << LOCKED...), its legacy prefixes
- * and REX skipped. A rep-prefixed string instruction sets the block's
- * element size and accesses per element.
+ * The instruction's events (1 << LOCKED...), from QEMU's disassembly
+ * (AT&T: "lock addq $1, (%rax)", "callq *%rax", "rep stosq %rax, (%rdi)").
+ * A rep-prefixed string instruction sets the block's element size and
+ * accesses per element.
  */
 static unsigned int classify(struct qemu_plugin_insn *insn, struct block *b)
 {
-	const uint8_t *p = qemu_plugin_insn_data(insn);
-	size_t n = qemu_plugin_insn_size(insn), i = 0;
-	int rep = 0, opsize = 0, wide = 0;
-	unsigned int kinds = 0, reg;
+	char *text = qemu_plugin_insn_disas(insn);
+	const char *p = text, *q, *size;
+	const struct word *w;
+	unsigned int kinds = 0;
 
-	for (; i < n; i++) {
-		if (p[i] == 0xf0)
-			kinds |= 1 << LOCKED;
-		else if (p[i] == 0xf2 || p[i] == 0xf3)
-			rep = 1;
-		else if (p[i] == 0x66)
-			opsize = 1;
-		else if (!segment_or_address_prefix(p[i]))
-			break;
-	}
-	if (i < n && (p[i] & 0xf0) == 0x40)
-		wide = p[i++] & 8;
-	if (i >= n)
-		return kinds;
-	if (p[i] == 0xe8) {
-		kinds |= 1 << CALLS;
-	} else if (p[i] == 0xc3 || p[i] == 0xc2) {
-		kinds |= 1 << RETS;
-	} else if (p[i] == 0xff && i + 1 < n) {
-		/* ModRM reg 2: call, 4: jmp, through a register or memory */
-		reg = (p[i + 1] >> 3) & 7;
-		if (reg == 2)
-			kinds |= 1 << CALLS | 1 << INDIRECT;
-		else if (reg == 4)
-			kinds |= 1 << INDIRECT;
-	} else if (p[i] == 0x0f && i + 2 < n) {
-		/* mfence, lfence, sfence; serialize */
-		if ((p[i + 1] == 0xae && (p[i + 2] == 0xf0 ||
-		     p[i + 2] == 0xe8 || p[i + 2] == 0xf8)) ||
-		    (p[i + 1] == 0x01 && p[i + 2] == 0xe8))
-			kinds |= 1 << FENCES;
-	} else if (p[i] == 0x0f && i + 1 < n) {
-		if (p[i + 1] == 0xa2)			/* cpuid */
-			kinds |= 1 << FENCES;
-	} else if (rep && ((p[i] >= 0xa4 && p[i] <= 0xa7) ||
-			   (p[i] >= 0xaa && p[i] <= 0xaf))) {
-		b->size = !(p[i] & 1) ? 1 : wide ? 8 : opsize ? 2 : 4;
-		/* movs and cmps touch two operands an element */
-		b->per_element = p[i] <= 0xa7 ? 2 : 1;
+	if (!text)
+		abort();
+	while ((w = match(p, prefixes, N(prefixes), &p)))
+		kinds |= w->kinds;
+	w = match(p, mnemonics, N(mnemonics), &q);
+	if (w && w->kinds & STAR && *q == '*')
+		kinds |= 1 << INDIRECT;
+	kinds |= w ? w->kinds : 0;
+	/* movs, cmps (two operands an element), stos, lods, scas */
+	size = strchr("bwlq", p[0] && p[1] && p[2] && p[3] ? p[4] : 'x');
+	if (kinds & REP && size && *size && (!strncmp(p, "movs", 4) ||
+	    !strncmp(p, "cmps", 4) || !strncmp(p, "stos", 4) ||
+	    !strncmp(p, "lods", 4) || !strncmp(p, "scas", 4))) {
+		b->size = 1 << (size - "bwlq");
+		b->per_element = p[0] == 'm' || p[0] == 'c' ? 2 : 1;
 		kinds |= 1 << STRING;
 	}
-	return kinds;
+	free(text);
+	return kinds & ~(REP | STAR);
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
