@@ -164,10 +164,8 @@ trap stop_boots INT TERM
 # The store: a commit's figures under what else made them (the profile's
 # fragments and tools, which key the build directory too, the benchmark,
 # the parameters, QEMU)
-mapfile -t frags < <(echo "$VMTEST_DIR/config/vm.config"
-	echo "$VMTEST_DIR/config/$KARCH.config"
-	[ "$profile" = tiny ] || echo "$VMTEST_DIR/config/$profile.config"
-	for d in "${BENCH[@]}"; do [ ! -f "$repo/$d/config" ] || echo "$repo/$d/config"; done)
+mapfile -t frags < <(KTREE=$repo SERIES_TARGETS="net/bench ptr_ring" \
+	config_fragments "${profile/tiny/normal}")
 kernel_key=$({ cat "${frags[@]}"; build_tools 2>/dev/null; } | hash_of)
 env_key=$({ echo "$kernel_key"
 	find "${BENCH[@]/#/$repo/}" "$VMTEST_DIR/guest" -type f | sort | xargs cat
