@@ -44,8 +44,8 @@ usage: ${0##*/} [options] [-- command ...]
 Boot a kernel under QEMU and run the kselftests of this series inside it
 (installed on the host, run by run_kselftest.sh in the guest). Exit 0
 when all passed, 4 when all were skipped, 1 on any failure (a test, a
-build, a kernel splat, a guest that does not reach userspace, a
-timeout), 2 when the runner could not do its work (a bad option, a
+build, a series that does not apply, a kernel splat, a guest that does
+not reach userspace, a timeout), 2 when the runner could not do its work (a bad option, a
 package, a download), 130/143 when interrupted. Each run's files
 (result, record, logs/, install/, console.log, ktap/*.tap, kmemleak) are
 kept in CACHE/jobs/TARGET.*; CACHE/jobs/TARGET points to the newest run

@@ -69,7 +69,7 @@ printf 'mrproper:\n\t@:\nkernelversion:\n\t@echo 7.3.4\n' >"$fake/Makefile"
 cp -al "$fake" "$fake.ok"
 rm "$fake/tools/virtio/ringtest/ptr_ring.c"
 echo '/* not upstream */' >"$fake/tools/virtio/ringtest/ptr_ring.c"
-expect_rc "a tree the series does not apply to: exit 2" 2 "$work/fail.log" \
+expect_rc "a tree the series does not apply to: exit 1, a finding about the series" 1 "$work/fail.log" \
 	"$VMTEST" -t current --ksrc "$fake" --stop-after tree
 expect_grep "the runner says the series does not apply, and to what" \
 	"$work/fail.log" "error: the series does not apply to $fake"
@@ -81,7 +81,7 @@ expect_grep "the patch that does not apply is named" "$work/fail.log" \
 rm -rf "$fake.fuzz" && cp -al "$fake.ok" "$fake.fuzz"
 f=$fake.fuzz/tools/virtio/ringtest/ptr_ring.c
 sed 's/^#define kvfree kfree$/#define kvfree  kfree/' "$f" >"$f.new" && mv "$f.new" "$f"
-expect_rc "a tree the series applies to only with fuzz: exit 2" 2 \
+expect_rc "a tree the series applies to only with fuzz: exit 1" 1 \
 	"$work/fuzz.log" "$VMTEST" -t current --ksrc "$fake.fuzz" --stop-after tree
 expect_grep "... naming the patch" "$work/fuzz.log" \
 	'series/virtio/0001-.*\.patch does not apply'

@@ -105,7 +105,7 @@ prepare_tree()
 	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/tools/testing/selftests" ]; then
 		die "$src does not look like a kernel tree"
 	fi
-	# current's keeps the name it had before the others had their own.
+	# One farm per source and target; the current target's name has no suffix
 	farm=$VMTEST_CACHE/trees/$(basename "$src")-$(realpath "$src" | hash_of)
 	[ "$target" = current ] || farm+=-$target
 	hold_tree "$farm"
@@ -125,7 +125,7 @@ prepare_tree()
 		step "applying the series' patches to a work copy of $src" \
 			"$VMTEST_LOGS/apply.log" \
 			apply_series "$src" "$farm" "${patches[@]}" ||
-			die "the series does not apply to $src: $(tail -n 1 "$VMTEST_LOGS/apply.log")"
+			fail "the series does not apply to $src: $(tail -n 1 "$VMTEST_LOGS/apply.log")"
 		echo "$key" >"$farm.series"
 	fi
 	SERIES_TARGETS=$(python3 "$VMTEST_DIR/lib/series_files.py" \
