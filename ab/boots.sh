@@ -61,7 +61,9 @@ boot_one()
 
 	shift 4
 	first=$(head -n 1 "$out/$name-1.job" 2>/dev/null)
-	if [ "$n" -gt 1 ] && [ -d "$first/install" ]; then
+	# (not when KDIR was built again since: ab.sh --tree's commits)
+	if [ "$n" -gt 1 ] && [ -d "$first/install" ] &&
+	   [ ! "$kdir/arch/x86/boot/bzImage" -nt "$first/install" ]; then
 		"$vmtest" again "$first" --job-file "$out/$name-$n.job"
 	else
 		"$vmtest" -t current --kdir "$kdir" --job-file "$out/$name-$n.job" "$@"

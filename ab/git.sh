@@ -36,7 +36,10 @@
 #                     (ab/verdict.py --attribution: ~ placement), and
 #                     under the table, per step, are the functions and
 #                     events that moved and the model cycles (an estimate)
-#   -n, --boots N     boots a commit (default 3)
+#   -n, --boots N     boots a commit (default 3; with the per-function
+#                     counts at most: one, and one more while a row a
+#                     commit's difference from the one compared is
+#                     unknown)
 #   -j, --jobs N      boots at a time (default: the CPUs)
 #   --profile P       the config: distro (default) or tiny, as the runner's
 #   -p, --param K=V   benchmark module parameter (vmtest.sh -p)
@@ -201,15 +204,21 @@ describe()
 	echo "$line"
 }
 
-# measured SHA: whether the store has BOOTS boots of SHA (with
-# --attribute, boots with their profiles)
-measured()
+# stored SHA: how many boots of SHA the store has (with --attribute,
+# boots with their profiles)
+stored()
 {
 	local want=ktap
 
 	[ "$attribute" -eq 0 ] || want=profile.json
-	[ "$(find "$store/$1" -mindepth 2 -maxdepth 2 -path '*/boot-*' \
-		-name "$want" 2>/dev/null | wc -l)" -ge "$boots" ]
+	find "$store/$1" -mindepth 2 -maxdepth 2 -path '*/boot-*' \
+		-name "$want" 2>/dev/null | wc -l
+}
+
+# measured SHA [N]: whether the store has N boots of SHA (default: first)
+measured()
+{
+	[ "$(stored "$1")" -ge "${2:-$first}" ]
 }
 
 # steps SHA...: per commit after the first, the functions and events
@@ -247,6 +256,7 @@ build()
 		git clone -q --shared --no-checkout "$tree" "$src" ||
 			die "cannot clone $tree into $work"
 	fi
+	rm -f "$kdir/.ab-sha"
 	git -C "$src" checkout -q --force --detach "${sha%%+*}" 2>"$log" &&
 	git -C "$src" clean -fdq >>"$log" 2>&1 || return 1
 	[[ $sha != *+p* ]] ||
@@ -278,43 +288,67 @@ build()
 	[ -z "$missing" ] ||
 		echo "ab.sh:   not in its .config (the tree lacks them): $missing"
 	cp "$kdir/.config" "$store/$sha/config"
+	echo "$sha" >"$kdir/.ab-sha"
 	echo "ab.sh:   built in $SECONDS s"
 }
 
-# measure SHA: the commit's boots in the store, unless there already;
-# fails when it does not build or no boot left a job
+# measure SHA [N]: N boots of the commit in the store (default: first),
+# those it lacks booted, the commit built unless it is the one in kdir;
+# fails when it does not build or a boot left no job
 measure()
 {
-	local sha=$1 i
+	local sha=$1 want=${2:-$first} have i
 
-	measured "$sha" && return 0
+	have=$(stored "$sha")
+	[ "$have" -lt "$want" ] || return 0
 	[ ! -f "$store/$sha/no-build" ] || return 1
-	if ! build "$sha"; then
-		touch "$store/$sha/no-build"
-		echo "ab.sh:   does not build: skipped (see $store/$sha/build.log)"
-		return 1
+	if [ "$(cat "$kdir/.ab-sha" 2>/dev/null)" != "$sha" ]; then
+		if ! build "$sha"; then
+			touch "$store/$sha/no-build"
+			echo "ab.sh:   does not build: skipped (see $store/$sha/build.log)"
+			return 1
+		fi
+		builds=$((builds + 1))
 	fi
-	builds=$((builds + 1))
-	rm -f "$out/${sha:0:12}"-*.job
-	boot_all "$out" 1 "$boots" "$jobs" "${sha:0:12}=$kdir" -- -D "${params[@]}" \
-		"${attr[@]}" || failed=1
-	for i in $(seq "$boots"); do
-		rm -rf "$store/$sha/boot-$i"
+	for i in $(seq $((have + 1)) "$want"); do
+		rm -rf "$out/${sha:0:12}-$i.job" "$store/$sha/boot-$i"
+	done
+	boot_all "$out" $((have + 1)) "$want" "$jobs" "${sha:0:12}=$kdir" -- \
+		-D "${params[@]}" "${attr[@]}" || failed=1
+	for i in $(seq $((have + 1)) "$want"); do
 		[ ! -d "$out/${sha:0:12}-$i" ] ||
 			cp -r "$out/${sha:0:12}-$i" "$store/$sha/boot-$i"
 	done
-	measured "$sha" || { failed=1; return 1; }
+	measured "$sha" "$want" || { failed=1; return 1; }
+}
+
+# more N SHA...: the commits' Nth boots, in order (their kernels built
+# again where another's is in kdir)
+more()
+{
+	local n=$1 sha
+
+	shift
+	echo "ab.sh: a row is unknown after $((n - 1)) boot(s) a commit: one more for $(printf '%s\n' "$@" | cut -c1-12 | paste -sd ' ')"
+	for sha in "$@"; do measure "$sha" "$n" || return 1; done
 }
 
 mkdir -p "$(dirname "$work")" || die "cannot make $(dirname "$work")"
 exec 9>"$work.lock"
 flock 9
 builds=0 failed=0 attr=()
-[ "$attribute" -eq 0 ] || attr=(--attribute)
+# One boot a commit decides the rows its profile covers where no task
+# switched in their chunks (ab/verdict.py); without the profiles, --boots
+first=$boots
+[ "$attribute" -eq 0 ] || attr=(--attribute) first=1
 case $mode in
 '')
 	for sha in "${commits[@]}"; do
 		measure "$sha" || die "$(describe "$sha"): not measured"
+	done
+	for n in $(seq $((first + 1)) "$boots"); do
+		"$ab/range.py" unsure "${commits[@]/#/$store/}" || break
+		more "$n" "${commits[@]}" || die "not measured"
 	done
 	# --attribute: the verdicts the change's, not its placement's
 	own=()
@@ -340,6 +374,21 @@ case $mode in
 	;;
 range | report)
 	[ "$mode" != range ] || for sha in "${commits[@]}"; do measure "$sha"; done
+	# Commits whose difference from the one before is unknown: a boot
+	# more of both
+	for n in $(seq $((first + 1)) "$boots"); do
+		[ "$mode" = range ] || break
+		unsure=() prev=''
+		for sha in "${commits[@]}"; do
+			measured "$sha" || continue
+			[ -z "$prev" ] || ! "$ab/range.py" unsure "$store/$prev" \
+				"$store/$sha" || unsure+=("$prev" "$sha")
+			prev=$sha
+		done
+		[ ${#unsure[@]} -gt 0 ] || break
+		mapfile -t unsure < <(printf '%s\n' "${unsure[@]}" | awk '!seen[$0]++')
+		more "$n" "${unsure[@]}"
+	done
 	{
 		"$ab/range.py" table --out "$out" "${commits[@]/#/$store/}" &&
 		steps "${commits[@]}"
@@ -376,11 +425,18 @@ bisect)
 		0) hi=$mid seen=1 ;;
 		1) [ "$mid" -lt "$hi" ] || { echo "ab.sh: no commit of $range moves ${test:-any test}"; exit 0; }
 		   lo=$mid ;;
-		*) die "$(short "$mid"): its figures neither differ from nor equal the first's: run with more --boots" ;;
+		*)
+			# the boots cannot tell: more of both, the same step again
+			n=$(($(stored "${commits[mid]}") + 1))
+			if [ "$n" -gt "$boots" ] ||
+			   ! more "$n" "${commits[0]}" "${commits[mid]}"; then
+				die "$(short "$mid"): its figures neither differ from nor equal the first's: run with more --boots"
+			fi
+			continue ;;
 		esac
 	done
 	echo "ab.sh: first commit that moves ${test:-a test}: $(git -C "$tree" log -1 --format='%H %s' "${commits[hi]}")"
-	echo "ab.sh: $builds builds, $((builds * boots)) boots${skip[*]:+, skipped (do not build): ${skip[*]}}"
+	echo "ab.sh: $builds builds${skip[*]:+, skipped (do not build): ${skip[*]}}"
 	{
 		"$ab/range.py" table --out "$out" "$store/${commits[lo]}" \
 			"$store/${commits[hi]}" &&

@@ -16,7 +16,9 @@ DIR/range.png and DIR/range.svg: per test, instructions per element
 against commits, the commits that moved it marked and named.  "differs"
 exits 0 when a test (NAME, or any) differs between the two commits (a
 move of placement only with --placement), 1 when none does, 3 when the
-boots cannot tell.
+boots cannot tell.  "unsure" exits 0 when a row the boots of two commits
+should decide (one the profiles cover, where they have them) is unknown,
+1 when none is.
 """
 
 import argparse
@@ -212,6 +214,15 @@ def differs(first, other, test, placement=False):
     return 1 if all(w in MARK for w in words) else 3
 
 
+def unsure(first, other):
+    """0 when a row the boots should decide is unknown: of the rows the
+    profiles cover, where both commits have them (the others take the
+    verdict their boots made), 1 when none is."""
+    rows = compare(first, other)
+    covered = [r for r in rows if len(r) > 6 and r[6] != '-'] or rows
+    return 0 if any(r[5].startswith('unknown') for r in covered) else 1
+
+
 def main(argv=None):
     """The command line; returns the exit code."""
     parser = argparse.ArgumentParser(
@@ -226,11 +237,15 @@ def main(argv=None):
     dif.add_argument('--placement', action='store_true',
                      help='a move of code placement only is a difference')
     dif.add_argument('commits', nargs=2, metavar=('FIRST_DIR', 'COMMIT_DIR'))
+    uns = sub.add_parser('unsure')
+    uns.add_argument('commits', nargs=2, metavar=('FIRST_DIR', 'COMMIT_DIR'))
     args = parser.parse_args(argv)
     try:
         commits = [Commit(p) for p in args.commits]
         if args.cmd == 'differs':
             return differs(*commits, args.test, args.placement)
+        if args.cmd == 'unsure':
+            return unsure(*commits)
         text, moves = table(commits)
         sys.stdout.write(text)
         if args.out:

@@ -362,7 +362,12 @@ def attribute(rows, data, found, deterministic):
         if ran is False and abs(own) < MOVED:
             row[5] = 'not covered'
         elif abs(own) < MOVED:
-            row[5] = 'same' if row[5] == 'same' else 'placement'
+            # the figure as built, one boot a side deciding where no
+            # task switched; what moved it, the thunks
+            if is_exact(unit, deterministic):
+                row[5] = judge_deterministic(before, after, not switched)
+            if row[5] not in ('same', UNKNOWN):
+                row[5] = 'placement'
         elif is_exact(unit, deterministic):
             # the thunks' instructions apart; model cycles as estimated
             shift = place if unit in ('insn', 'ns') else 0

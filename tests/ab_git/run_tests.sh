@@ -88,7 +88,7 @@ expect_grep "--range: no-softirq-page_pool01 is +1 slower at the nop's commit" \
 check "--range: ... and no other cell is marked" \
 	test "$(grep -c '[0-9]\*' "$tmp/range/table.text")" -eq 1
 expect_grep "--range: ... the nop's line names what moved" "$tmp/range/table.text" \
-	"^$(s "$c3")[0-9a-f]* net: page_pool: one nop in the fast path: no-softirq-page_pool01 \+1\.00 slower$"
+	"^$(s "$c3")[0-9a-f]* net: page_pool: one nop in the fast path: no-softirq-page_pool01 \+1\.00 slower"
 expect_grep "--range: ... the commit that does not build is skipped" \
 	"$tmp/range/table.text" "^$(s "$c4")[0-9a-f]* .*: does not build$"
 check "--range: five builds, the fourth failing" \
@@ -187,6 +187,8 @@ check "--range --attribute: ... after the step's commit" \
 	"no-softirq-page_pool01: page_pool_alloc_netmems +1.00"
 expect_grep "--range --attribute: ... and the step that moved nothing says so" \
 	"$tmp/attr/table.text" '^no function moved by 0\.05 insn/elem or more$'
+check "--range --attribute: one boot a commit decides every row (3 jobs)" \
+	test "$(cat "$tmp/attr"/*.job | wc -l)" -eq 3
 : >"$tmp/jobs/calls"
 expect_rc "--range --attribute again: exit 0" 0 "$tmp/attr2.log" \
 	abgit attr --range "$c1..$c3" --attribute -o "$tmp/attr2"
@@ -195,6 +197,17 @@ expect_rc "--base/--change --attribute: exit 0" 0 "$tmp/attr3.log" \
 	abgit attr --base "$c2" --change "$c3" --attribute -o "$tmp/attr3"
 expect_grep "--base/--change --attribute: ... a table of model cycles" \
 	"$tmp/attr3/table.text" '^no-softirq-page_pool01:model +18\.250 +18\.250 '
+# A task switch in a boot's chunks: a boot more of both commits, each
+# built again where the other's kernel is in the build directory
+: >"$tmp/jobs/calls"
+FAKE_SWITCH=1 expect_rc "--base/--change --attribute, a task switch: exit 0" 0 \
+	"$tmp/switch.log" abgit switch --base "$c2" --change "$c3" --attribute -o "$tmp/switch"
+expect_grep "... one boot more of both" "$tmp/switch.log" \
+	"^ab.sh: a row is unknown after 1 boot\(s\) a commit: one more for $(s "$c2")"
+check "... 4 jobs, 4 builds" \
+	test "$(cat "$tmp/switch"/*.job | wc -l) $(builds)" = "4 4"
+expect_grep "... and the nop reads slower" "$tmp/switch/table.text" \
+	'^no-softirq-page_pool01 +72\.00[0-9] +73\.00[0-9] .* slower'
 
 # Bad input: one line, exit 2, nothing built
 : >"$tmp/jobs/calls"
