@@ -372,12 +372,15 @@ judge_boots()
 	done
 	covered=()
 	[ "$attribute" -eq 1 ] || return 0
-	"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" \
-		--changed "$out/changed-functions" --attribution "$out/attribution" \
-		>"$out/attribution.txt" || die "the boots' profiles cannot be read"
-	# Sides whose built code is the same (an A/A) are judged as measured
+	# Sides whose built code is the same (an A/A): no test ran changed
+	# code, nor is it "not covered"
+	changed=()
 	[ ! -s "$out/changed-functions" ] ||
-		covered=(--attribution "$out/attribution")
+		changed=(--changed "$out/changed-functions")
+	"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" "${changed[@]}" \
+		--attribution "$out/attribution" >"$out/attribution.txt" ||
+		die "the boots' profiles cannot be read"
+	covered=(--attribution "$out/attribution")
 }
 
 # undecided: a row of the table so far reads "unknown"; with the

@@ -115,8 +115,10 @@ expect_grep "ab.sh --attribute: ... its model cycles too" \
 expect_rc "ab.sh --attribute, an A/A: exit 0" 0 "$tmp/ab-aa.log" \
 	abrun --base-kdir "$tmp/base" --change-kdir "$tmp/base" --attribute \
 	-o "$tmp/out-aa"
-expect_grep "ab.sh --attribute: ... no function differs: judged as measured, same" \
-	"$tmp/out-aa/table.text" '^for_loop( +[-+]?[0-9.]+%?){4} same$'
+expect_grep "ab.sh --attribute: ... no function differs: same, not 'not covered'" \
+	"$tmp/out-aa/table.text" '^for_loop( +[-+]?[0-9.]+%?){4} same +[-+]0\.000$'
+check "ab.sh --attribute: ... one boot a side decides it where no task switched: 2 jobs" \
+	test "$(jobs "$tmp/out-aa")" -eq 2
 printf 'CONFIG_JUMP_LABEL=y\nCONFIG_PROVE_LOCKING=y\n' >"$tmp/change/.config"
 expect_rc "ab.sh: sides whose debug options differ are refused, exit 2" 2 \
 	"$tmp/ab-cfg.log" sides
