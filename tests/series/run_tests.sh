@@ -29,10 +29,13 @@ fi
 export SERIES_BASE=$ksrc
 
 # NIPA's tools, from Debian: shellcheck, codespell (checkpatch.pl
-# --codespell) and ply (its spdxcheck.py) for Debian's python3.
+# --codespell) and ply (its spdxcheck.py) for Debian's python3; requests,
+# which NIPA's core imports (its pylint and ruff tests skip: the series
+# has no Python).
 need_tools "shellcheck shellcheck" \
 	"/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt codespell" \
-	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply"
+	"/usr/lib/python3/dist-packages/ply/__init__.py python3-ply" \
+	"/usr/lib/python3/dist-packages/requests/__init__.py python3-requests"
 
 # ---- the pin ---------------------------------------------------------------
 # A pinned version Debian dropped: exit 2, naming the newest and the
