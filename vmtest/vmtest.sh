@@ -465,9 +465,11 @@ run_target()
 	run_vm "$kernel" "$initrd" "$job" || return
 	[ "$ATTRIBUTE" -eq 0 ] && return
 	python3 "$VMTEST_DIR/lib/insn_profile.py" "$job" --ktap "$job/model.tap" \
-		--json "$job/profile.json" >"$job/insn-profile.txt" ||
-		{ msg "--attribute: see $job/insn-profile.txt"; return 1; }
+		--json "$job/profile.json" >"$job/insn-profile.txt"
+	[ $? -lt 2 ] || die "--attribute: $job's instructions cannot be counted"
 	msg "$target: instructions per test and function in $job/insn-profile.txt, model cycles (an estimate) in $job/model.tap"
+	# the job judged again, its profile now in it
+	python3 "$VMTEST_DIR/lib/judge.py" "$job"
 }
 
 # The run of one target owns a job directory, made before anything else:

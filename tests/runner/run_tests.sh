@@ -91,6 +91,17 @@ judge()
 check "a clean console passes" test "$(judge clean 0)" = 0
 check "a clean console, all skipped: 4" test "$(judge skip 4)" = 4
 check "a failed job fails" test "$(judge failed 1)" = 1
+# --attribute's profile: the run's verdict and judge's are one
+judge profiled 0 >/dev/null
+good='{"no-softirq-page_pool01": [100, 85.0, 1.0, {"page_pool_alloc_netmems": [14.0, 1.0], "page_pool_put_unrefed_netmem": [44.0, 1.0]}, null]}'
+echo "$good" >"$work/judge-profiled/profile.json"
+check "a job whose profile has the paths' calls passes" \
+	test "$(judged "$work/judge-profiled")" = 0
+echo "${good/page_pool_put_unrefed_netmem/other}" >"$work/judge-profiled/profile.json"
+check "one whose page_pool test never puts its pages fails" \
+	test "$(judged "$work/judge-profiled")" = 1
+expect_grep "... saying what its path lacks" "$work/judge-profiled.log" \
+	'no-softirq-page_pool01: its counted path has \^page_pool_put_unrefed_\(netmem\|page\)\$ 0\.000 calls/elem'
 while IFS= read -r report; do
 	check "fails the run: ${report#*] }" test "$(judge report 0 "$report")" = 1
 done <<'REPORTS'

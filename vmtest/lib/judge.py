@@ -10,6 +10,9 @@ again as the run judged it (vmtest.sh judge JOB):
   rc          the guest command's exit code
   ktap/       kselftest runs (*.tap) of the targets in ktap/targets: each
               test judged by its own KTAP
+  profile.json --attribute's per-function counts: a page_pool test whose
+              path lacks a function it must call (insn_profile.py's
+              fingerprint) fails the run
 
 Prints what is wrong, "vmtest: " lines on stderr, and exits 0 (passed),
 4 (everything skipped) or 1.  With --splats LOG, LOG's splat lines and
@@ -17,10 +20,12 @@ the kernel's RIP:/pc lines around them, on stdout, and whether LOG has a
 kernel splat (exit 0) or not (1).
 """
 
+import json
 import os
 import re
 import sys
 
+import insn_profile
 import ktap
 
 BOOT_MARKER = 'vmtest-initramfs: userspace started'
@@ -172,13 +177,27 @@ def judge(job):
         tail(lines, 'the guest ended without a result (crash or panic?)')
         return 1
     taps = ktap.job_taps(job)
-    if not taps:
-        return int(guest) if guest in ('0', '4') else 1
+    worst = None if taps else int(guest) if guest in ('0', '4') else 1
     targets = read(job, os.path.join('ktap', 'targets')).split()
-    worst = None
-    for tap in taps:
+    for tap in taps or []:
         worst = fold(worst, judge_tap(tap, targets))
-    return worst
+    return 1 if profile_fails(job) else worst
+
+
+def profile_fails(job):
+    """Whether a test's path in the job's profile.json lacks what it must
+    call (or calls too much), saying what."""
+    text = read(job, 'profile.json')
+    try:
+        prof = json.loads(text) if text else {}
+        lacks = [(name, lack) for name, entry in prof.items()
+                 for lack in insn_profile.fingerprint(name, entry[3])]
+    except (ValueError, TypeError, IndexError, AttributeError):
+        say(f'{job}/profile.json: not a profile')
+        return True
+    for name, lack in lacks:
+        say(f'{name}: its counted path has {lack}')
+    return bool(lacks)
 
 
 def skipped(job):
