@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # vmtest/update-lock.sh on a canned package index (no network: an
 # apt-cache and an apt-get that answer from it); every Debian source a
-# test fetches (tests/lib.sh's debian_source) is one the lock pins.
+# test fetches (tests/lib.sh's debian_source) is one the lock pins; the
+# private apt's sources written from a machine's deb822 or one-line ones.
 
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$(realpath "$0")")/../lib.sh"
@@ -79,6 +80,43 @@ linux-source-7.2 7.2.15-1
 EOF
 expect_grep "... saying what moved" "$work/out" \
 	'linux-source-7.3 7.3.4-1~bpo13\+1 -> linux-source-7.4 7.4.1-1'
+
+# The private apt's sources from a machine's own: deb822 or one-line
+# (an /etc/apt of each shown in a mount namespace of its own), for the
+# newer suites and for the machine's source packages, security's too.
+cat >"$work/sources.sh" <<'EOF'
+. "$REPO/vmtest/lib/common.sh" && . "$REPO/vmtest/lib/packages.sh" &&
+	write_sources "$1" /dev/stdout "$2"
+EOF
+# sources ETC SUITES TYPES: write_sources' file, with ETC as /etc/apt
+sources()
+{
+	# shellcheck disable=SC2016 # the inner shell's arguments
+	env REPO="$REPO" VMTEST_DIR="$REPO/vmtest" unshare --mount sh -c \
+		'mount --bind "$1" /etc/apt && exec bash "$2" "$3" "$4"' _ \
+		"$1" "$work/sources.sh" "$2" "$3" 2>&1
+}
+if unshare --mount true 2>/dev/null; then
+	mkdir -p "$work/etc822/sources.list.d" "$work/etclist/sources.list.d"
+	printf '%s\n' 'Types: deb' 'URIs: http://mirror.test/debian' \
+		'Suites: bookworm bookworm-updates' 'Components: main' '' \
+		'Types: deb' 'URIs: http://mirror.test/debian-security' \
+		'Suites: bookworm-security' 'Components: main' \
+		>"$work/etc822/sources.list.d/debian.sources"
+	printf '%s\n' 'deb http://mirror.test/debian bookworm main' \
+		'deb http://mirror.test/debian-security bookworm-security main' \
+		>"$work/etclist/sources.list"
+	for etc in etc822 etclist; do
+		got=$(sources "$work/$etc" 'trixie sid' deb | grep -E '^(Types|URIs|Suites):' | paste -sd ' ')
+		check "$etc: the newer suites from the machine's mirror, not security's ($got)" \
+			test "$got" = 'Types: deb URIs: http://mirror.test/debian Suites: trixie sid'
+		got=$(sources "$work/$etc" '' deb-src | grep -E '^(Types|URIs|Suites):' | paste -sd ' ')
+		check "$etc: the machine's source packages, security's too ($got)" \
+			test "$got" = "Types: deb-src URIs: http://mirror.test/debian Suites: $([ $etc = etc822 ] && echo 'bookworm bookworm-updates' || echo bookworm) Types: deb-src URIs: http://mirror.test/debian-security Suites: bookworm-security"
+	done
+else
+	ok "write_sources # SKIP no mount namespace (not root?)"
+fi
 
 # Every debian_source a test calls names a package the lock pins.
 missing=$(grep -ho 'debian_source linux-source-[0-9][0-9.]*' "$TESTS_DIR"/*/*.sh |

@@ -1,9 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # vmtest.sh --attribute: where a deterministic run's instructions go
 # (vmtest/README.md). The plugin is built against the header of Debian's
-# source of the installed QEMU, fetched with a private deb-src list; the
+# source of the installed QEMU, fetched with the runner's private apt; the
 # guest records the kernel's symbols and the module's.
 # shellcheck shell=bash disable=SC2034 # sets INSN_PLUGIN for vmtest.sh
+
+qemu_src_opts()
+{
+	private_apt_opts "$VMTEST_CACHE/qemu-src"
+}
 
 # qemu_plugin_header: the path of qemu-plugin.h from Debian's source of
 # the installed qemu-system-x86 (cached by version)
@@ -17,17 +22,13 @@ qemu_plugin_header()
 	d=$VMTEST_CACHE/qemu-src
 	h=$d/$ver/qemu-plugin.h
 	[ -f "$h" ] && { echo "$h"; return 0; }
-	mkdir -p "$d/etc" "$d/lists/partial" "$d/cache/archives/partial" "$d/$ver" ||
-		die "cannot make $d"
-	sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/*.sources \
-		>"$d/etc/src.sources" 2>/dev/null
-	[ -s "$d/etc/src.sources" ] || die "--attribute: no Debian source in /etc/apt/sources.list.d"
-	mapfile -t opts < <(private_apt_opts "$d")
-	# shellcheck disable=SC2016 # expanded by sh -c
+	mkdir -p "$d/$ver" || die "cannot make $d"
+	private_apt_update qemu_src_opts "$d" src "" "source packages" deb-src >&2
+	mapfile -t opts < <(qemu_src_opts)
 	(cd "$d" && step "fetching Debian's qemu $ver source" \
 		"$VMTEST_LOGS/qemu-src.log" \
-		sh -c 'apt-get "$@" update && apt-get "$@" source --download-only "qemu=$0"' \
-		"$ver" "${opts[@]}" >&2) || die "cannot fetch Debian's qemu $ver source"
+		apt-get "${opts[@]}" source --download-only "qemu=$ver" >&2) ||
+		die "cannot fetch Debian's qemu $ver source"
 	up=${ver#*:}
 	tar -xaf "$d/qemu_${up%-*}".orig.tar.* -C "$d/$ver" --wildcards \
 		--strip-components=3 '*/include/qemu/qemu-plugin.h' ||

@@ -158,32 +158,41 @@ arm64_host_tools()
 	EOF
 }
 
-# Write a sources file for SUITES using the host's own Debian mirror.
-write_newer_sources()
+# write_sources SUITES OUT [TYPES]: a sources file, OUT, of the host's own
+# Debian mirror for SUITES; SUITES "": every Debian source of the host's
+# (security's too) with its own suites. TYPES: deb (default) or deb-src.
+write_sources()
 {
-	local suites=$1 out=$2 f
+	local suites=$1 out=$2 types=${3:-deb} f
 
 	: >"$out"
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -e "$f" ] || continue
-		awk -v suites="$suites" '
+		awk -v suites="$suites" -v types="$types" '
 			BEGIN { RS = ""; ORS = "\n\n" }
-			/(^|\n)URIs:[^\n]*debian/ && !/security/ && !done {
-				sub(/(^|\n)Suites:[^\n]*/, "\nSuites: " suites)
-				print; done = 1
+			/(^|\n)URIs:[^\n]*debian/ && !done &&
+			(suites == "" || !/security/) {
+				sub(/Types:[^\n]*/, "Types: " types)
+				if (suites != "") {
+					sub(/(^|\n)Suites:[^\n]*/, "\nSuites: " suites)
+					done = 1
+				}
+				print
 			}' "$f" >>"$out"
-		[ -s "$out" ] && return 0
+		[ -z "$suites" ] || [ ! -s "$out" ] || return 0
 	done
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
 		[ -e "$f" ] || continue
-		awk -v suites="$suites" '
-			$1 == "deb" && $0 !~ /security/ && !done {
-				printf "Types: deb\nURIs: %s\nSuites: %s\n", $2, suites
-				print "Components: main"; done = 1
+		awk -v suites="$suites" -v types="$types" '
+			$1 == "deb" && $2 ~ /debian/ && !done &&
+			(suites == "" || $0 !~ /security/) {
+				printf "Types: %s\nURIs: %s\nSuites: %s\n", types,
+					$2, suites == "" ? $3 : suites
+				print "Components: main\n"; done = suites != ""
 			}' "$f" >>"$out"
-		[ -s "$out" ] && return 0
+		[ -z "$suites" ] || [ ! -s "$out" ] || return 0
 	done
-	die "no Debian source found in /etc/apt to derive the newer suites from"
+	[ -s "$out" ] || die "no Debian source found in /etc/apt to read ${suites:-its sources} from"
 }
 
 # private_apt_opts DIR: apt-get/apt-cache options that use only the
@@ -209,21 +218,24 @@ newer_apt_update()
 		"trixie trixie-backports sid" "newer suites" "${1:-}"
 }
 
-# private_apt_update OPTS DIR NAME SUITES WHAT [force]: the private apt
-# setup in DIR (OPTS prints its options) reads this machine's mirror for
-# SUITES (DIR/etc/NAME.sources); its index, "Debian's WHAT", is updated
-# unless a day old (force: anyway), so that a warm run needs no network.
+# private_apt_update OPTS DIR NAME SUITES WHAT [force|deb-src]: the
+# private apt setup in DIR (OPTS prints its options) reads this machine's
+# mirror for SUITES (DIR/etc/NAME.sources, write_sources; deb-src: of
+# source packages); its index, "Debian's WHAT", is updated unless a day
+# old (force: anyway), so that a warm run needs no network.
 private_apt_update()
 {
-	local d=$2 name=$3 suites=$4 what=$5
+	local d=$2 name=$3 suites=$4 what=$5 types=deb
 	local -a opts
 
+	[ "${6:-}" != deb-src ] || types='deb-src'
 	mapfile -t opts < <("$1")
 	mkdir -p "$d/etc" "$d/state" "$d/lists/partial" \
 		"$d/cache/archives/partial"
-	write_newer_sources "$suites" "$d/etc/$name.sources"
+	write_sources "$suites" "$d/etc/$name.sources" "$types"
 	if [ "${6:-}" = force ] ||
-	   [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null)" ]; then
+	   [ -z "$(find "$d/lists" -maxdepth 1 \( -name '*Packages*' -o \
+		-name '*Sources*' \) -mmin -1440 2>/dev/null)" ]; then
 		step "updating the index of Debian's $what" \
 			"$VMTEST_LOGS/apt-$name-update.log" \
 			apt-get "${opts[@]}" update || die "cannot read Debian's $what"
