@@ -547,7 +547,8 @@ finish()
 	[ -n "$JOB" ] || return 0
 	record_result "$rc"
 	printf '%-8s %-11s %4d s%s%s\n' "$JOB_TARGET" "$(result_word "$rc")" \
-		$(($(date +%s) - JOB_START)) "$(counter_note)" "$(skip_note)" \
+		$(($(date +%s) - JOB_START)) "$(counter_note)" \
+		"$(python3 "$VMTEST_DIR/lib/judge.py" --skipped "$JOB")" \
 		>>"$ROWS"
 }
 
@@ -578,18 +579,6 @@ counter_note()
 		"$JOB/console.log" 2>/dev/null | sed 's/.* running at //')
 	printf ' (cycles: generic timer ticks at %s%s)' "${hz:-an unknown rate}" \
 		"$([ "$VMTEST_ACCEL" = kvm ] || echo ', emulated: read ns')"
-}
-
-# The selftests the job's KTAP reports skipped whole, which a passing run
-# did not run (a root without kmod's modinfo once skipped page_pool so).
-# shellcheck disable=SC2317 # run by finish, the trap
-skip_note()
-{
-	local skipped
-
-	[ -n "$JOB" ] || return 0
-	skipped=$(python3 "$VMTEST_DIR/lib/judge.py" --skipped "$JOB")
-	[ -z "$skipped" ] || printf ' (skipped: %s)' "$skipped"
 }
 
 # stop_run SIGNAL RC: the runner's own trap: the target's subshell stops

@@ -231,17 +231,15 @@ expect_grep "... saying it was not booted" "$work/prepared.log" \
 	'prepared up to tree \(--stop-after\), not booted'
 
 # A run that passes with a test skipped whole says which in its summary
-# row (vmtest.sh's skip_note, on a canned job).
+# row (judge.py --skipped, on a canned job).
 mkdir -p "$work/skipjob/ktap"
 printf '%s\n' 'TAP version 13' '1..2' "ok 1 $NB # SKIP" "ok 2 $PR" \
 	>"$work/skipjob/ktap/install.tap"
-eval "$(sed -n '/^skip_note()/,/^}/p' "$VMTEST")"
-# shellcheck disable=SC2034 # skip_note runs its judge.py
-VMTEST_DIR=$REPO/vmtest
+note() { python3 "$REPO/vmtest/lib/judge.py" --skipped "$work/skipjob"; }
 check "the summary row names a test a passing run skipped" \
-	test "$(JOB=$work/skipjob skip_note)" = " (skipped: ${NB#selftests: })"
+	test "$(note)" = " (skipped: ${NB#selftests: })"
 sed -i 's/ # SKIP$//' "$work/skipjob/ktap/install.tap"
-check "... and nothing when none was" test -z "$(JOB=$work/skipjob skip_note)"
+check "... and nothing when none was" test -z "$(note)"
 
 # --dma: swiotlb=force, or q35 with VT-d first and the edu device and
 # intel_iommu=on.

@@ -202,7 +202,8 @@ def profile_fails(job):
 
 def skipped(job):
     """The programs of JOB's KTAP that were skipped whole, once each, in
-    the order they ran: "TARGET: NAME, ..."."""
+    the order they ran: "TARGET: NAME, ..." (--skipped: for the
+    runner's summary row)."""
     names = []
     for tap in ktap.job_taps(job) or []:
         with open(tap, encoding='utf-8', errors='replace') as handle:
@@ -214,7 +215,8 @@ def skipped(job):
 def main(argv):
     """judge.py JOB, judge.py --skipped JOB or judge.py --splats LOG."""
     if len(argv) == 3 and argv[1] == '--skipped':
-        print(skipped(argv[2]))
+        names = skipped(argv[2])
+        print(f' (skipped: {names})' if names else '')
         return 0
     if len(argv) == 3 and argv[1] == '--splats':
         lines = read(argv[2]).splitlines(keepends=True)
