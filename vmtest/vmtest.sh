@@ -494,7 +494,8 @@ start_job()
 	VMTEST_LOGS=$JOB/logs
 	mkdir -p "$VMTEST_LOGS" || die "cannot create $VMTEST_LOGS"
 	[ "$KEEP_JOB" -eq 0 ] || : >"$JOB/keep" || die "cannot write $JOB/keep"
-	save_args "$JOB" "${MAIN_ARGS[@]}" || die "cannot write $JOB/args"
+	{ save_args "$JOB" "${MAIN_ARGS[@]}" && pwd >"$JOB/cwd"; } ||
+		die "cannot write $JOB/args"
 	record_result running
 	if [ -z "$STOP_AFTER" ]; then
 		ln -sfnT "$(basename "$JOB")" "$link" || die "cannot link $link"
@@ -604,27 +605,33 @@ same_build()
 	done
 }
 
-# again JOB [--job-file FILE] [--keep]: JOB's run (its options, JOB/args)
-# booted anew from what JOB built
+# again JOB [--job-file FILE] [--keep]: JOB's run (its options, JOB/args,
+# from its directory, JOB/cwd) booted anew from what JOB built
 again()
 {
 	local job=${1:-} target i
-	local -a args
+	local -a args more=()
 
-	{ [ -f "$job/args" ] && [ -d "$job/install" ] && [ -f "$job/record.json" ]; } ||
+	{ [ -f "$job/args" ] && [ -f "$job/cwd" ] && [ -d "$job/install" ] &&
+	  [ -f "$job/record.json" ]; } ||
 		die "again: '$job' is not a job that built its selftests (JOB/args, JOB/install)"
 	AGAIN_JOB=$(realpath "$job")
 	shift
 	for ((i = 1; i <= $#; i++)); do
 		case ${!i} in
-		--keep) ;;
-		--job-file) i=$((i + 1)) ;;
+		--keep) more+=(--keep) ;;
+		--job-file)
+			i=$((i + 1))
+			[ -n "${!i-}" ] || die "--job-file needs a value"
+			more+=(--job-file "$(realpath -m -- "${!i}")") ;;
 		*) die "again: only --job-file FILE and --keep go with a job, not '${!i}'" ;;
 		esac
 	done
 	target=$(record_get target <"$AGAIN_JOB/record.json")
 	mapfile -d '' args <"$AGAIN_JOB/args"
-	main "${args[@]}" -t "$target" "$@"
+	# where the job's run started: its relative paths are from there
+	cd -- "$(cat "$AGAIN_JOB/cwd")" || die "again: cannot go to $AGAIN_JOB's directory"
+	main "${args[@]}" -t "$target" "${more[@]}"
 }
 
 # save_args JOB ARG...: the run's options in JOB/args (NUL-separated, any

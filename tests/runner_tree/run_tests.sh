@@ -47,24 +47,28 @@ expect_grep "the job's result says prepared, phase fetch" "$job/result" \
 # built for; refused before anything boots.
 tree=$(runner_record current tree | record_get tree)
 ag=$OUT/again-job
-rm -rf "$ag" && mkdir -p "$ag/install" "$ag/kdir"
-printf -- '-t\0current\0' >"$ag/args"
+image=$ag/kdir/arch/x86/boot/bzImage
+rm -rf "$ag" && mkdir -p "$ag/install" "$(dirname "$image")"
+touch "$image" "$ag/kdir/Module.symvers"
+# Its run's options as given, in its directory: --kdir relative to it
+printf -- '-t\0current\0--kdir\0kdir\0' >"$ag/args"
+echo "$ag" >"$ag/cwd"
 again_job() # SERIES: ag's record, its kernel in ag/kdir
 {
 	python3 "$REPO/vmtest/lib/record.py" write target=current series="$1" \
-		kdir="$ag/kdir" kernel="$ag/kdir/bzImage" >"$ag/record.json"
+		kdir="$ag/kdir" kernel="$image" >"$ag/record.json"
 }
 again_job other
-expect_rc "again: a job built for another series: exit 2" 2 "$OUT/again-series.log" \
-	"$VMTEST" again "$ag"
-expect_grep "... saying so" "$OUT/again-series.log" \
-	"again: the series changed since $ag built its selftests"
+expect_rc "again: a job built for another series (from another directory): exit 2" 2 \
+	"$OUT/again-series.log" env -C / "$VMTEST" again "$ag"
+expect_grep "... saying so (its --kdir read from its run's directory)" \
+	"$OUT/again-series.log" "again: the series changed since $ag built its selftests"
 again_job "$(cat "$tree.series")"
-touch "$ag/kdir/Module.symvers" && touch -d '+1 hour' "$ag/kdir/bzImage"
+touch -d '+1 hour' "$image"
 expect_rc "again: a kernel built after the job: exit 2" 2 "$OUT/again-kernel.log" \
 	"$VMTEST" again "$ag"
 expect_grep "... saying so" "$OUT/again-kernel.log" \
-	"again: $ag/kdir/bzImage changed since $ag built its selftests"
+	"again: $image changed since $ag built its selftests"
 expect_rc "again: a directory that is no job: exit 2" 2 "$OUT/again-none.log" \
 	"$VMTEST" again "$OUT"
 expect_grep "... saying so" "$OUT/again-none.log" "again: '$OUT' is not a job that built its selftests"
