@@ -362,7 +362,7 @@ det=(--deterministic)
 # and the change's attribution (covered: verdict.py's --attribution)
 judge_boots()
 {
-	local side j
+	local side j changed=()
 
 	sides=()
 	for side in base change; do
@@ -374,7 +374,6 @@ judge_boots()
 	[ "$attribute" -eq 1 ] || return 0
 	# Sides whose built code is the same (an A/A): no test ran changed
 	# code, nor is it "not covered"
-	changed=()
 	[ ! -s "$out/changed-functions" ] ||
 		changed=(--changed "$out/changed-functions")
 	"$repo/vmtest/lib/insn_profile.py" "${sides[@]}" "${changed[@]}" \
@@ -383,17 +382,13 @@ judge_boots()
 	covered=(--attribution "$out/attribution")
 }
 
-# undecided: a row of the table so far reads "unknown"; with the
-# per-function counts, one of the tests they cover: the others
-# (ptr_ring_test's, which ab.sh --ptr-ring prices natively) take the
-# verdict of the boots these needed
+# undecided: a row of the table so far that the boots should decide
+# reads "unknown" (verdict.py --undecided: with the per-function counts,
+# one of the tests they cover; ptr_ring_test's, which ab.sh --ptr-ring
+# prices natively, take the verdict of the boots these needed)
 undecided()
 {
-	"$ab/verdict.py" "${sides[@]}" "${det[@]}" "${covered[@]}" --format json |
-		python3 -c 'import json, sys
-rows = json.load(sys.stdin)["rows"]
-checked = [r for r in rows if r.get("placement", "-") != "-"] or rows
-sys.exit(not any(r["verdict"].startswith("unknown") for r in checked))'
+	"$ab/verdict.py" "${sides[@]}" "${det[@]}" "${covered[@]}" --undecided
 }
 
 # Instruction counts repeat from boot to boot: one boot a side decides

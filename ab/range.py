@@ -218,9 +218,7 @@ def unsure(first, other):
     """0 when a row the boots should decide is unknown: of the rows the
     profiles cover, where both commits have them (the others take the
     verdict their boots made), 1 when none is."""
-    rows = compare(first, other)
-    covered = [r for r in rows if len(r) > 6 and r[6] != '-'] or rows
-    return 0 if any(r[5].startswith('unknown') for r in covered) else 1
+    return 0 if verdict.undecided(compare(first, other)) else 1
 
 
 def main(argv=None):

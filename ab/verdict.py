@@ -376,6 +376,14 @@ def attribute(rows, data, found, deterministic):
     return as_built
 
 
+def undecided(rows):
+    """Whether a row the boots should decide reads unknown: of the rows
+    the attribution covers (a placement that is not "-"), where it covers
+    any (ptr_ring_test's take the verdict of the boots these needed)."""
+    covered = [r for r in rows if len(r) > 6 and r[6] != '-'] or rows
+    return any(r[5].startswith('unknown') for r in covered)
+
+
 def manifest(path):
     """{key: value, or [values] of a repeated key} of FILE's lines."""
     found = {}
@@ -454,6 +462,9 @@ def main(argv=None):
                         "verdicts the change's, not its placement's")
     parser.add_argument('--fail-on-slower', action='store_true',
                         help='exit 1 when a test is slower')
+    parser.add_argument('--undecided', action='store_true',
+                        help='no table: exit 0 when a row the boots should '
+                        'decide is unknown, 1 when none is')
     args = parser.parse_args(argv)
     if not 0 < args.alpha < 1:
         parser.error('--alpha must lie between 0 and 1')
@@ -483,6 +494,8 @@ def main(argv=None):
     except OSError as err:
         print(f'verdict.py: {err.filename}: {err.strerror}', file=sys.stderr)
         return 2
+    if args.undecided:
+        return 0 if undecided(rows) else 1
     if args.format == 'json':
         sys.stdout.write(as_json((rows, header, notes), data, extra,
                                  as_built))

@@ -594,6 +594,16 @@ class Command(Case):
         self.assertRegex(out, r'\natomic_inc +.* unknown \(run more\) +'
                          r'\+0\.000\n')
         self.assertRegex(out, r'\nfor_loop +.* same +\+0\.000\n')
+        # --undecided: atomic_inc's unknown needs a boot more; the tests
+        # the attribution does not cover (unknown too) do not count
+        shifted = boots(1, {'lock': 1, 'atomic_inc': 1, 'for_loop': 0.1})[:1]
+        self.assertEqual(self.cli_on(boots(0)[:1], shifted, '--attribution',
+                                     one, '--undecided')[0], 0)
+        calm = self.write('q', [('lock 1 1.000 0.000 0\n'
+                                 'atomic_inc 1 1.000 0.000 0\n'
+                                 'for_loop 1 0.100 0.000 0\n')])[0]
+        self.assertEqual(self.cli_on(boots(0)[:1], shifted, '--attribution',
+                                     calm, '--undecided')[0], 1)
         bad = self.write('x', ['lock yes\n'])[0]
         code, _, err = self.cli_on(boots(0), boots(1), '--attribution', bad)
         self.assertEqual(code, 2)
