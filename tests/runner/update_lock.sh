@@ -115,7 +115,7 @@ if unshare --mount true 2>/dev/null; then
 			test "$got" = "Types: deb-src URIs: http://mirror.test/debian Suites: $([ $etc = etc822 ] && echo 'bookworm bookworm-updates' || echo bookworm) Types: deb-src URIs: http://mirror.test/debian-security Suites: bookworm-security"
 	done
 else
-	ok "write_sources # SKIP no mount namespace (not root?)"
+	skip_check write_sources "no mount namespace (not root?)"
 fi
 
 # Every debian_source a test calls names a package the lock pins.
