@@ -262,8 +262,8 @@ static unsigned int classify(struct qemu_plugin_insn *insn, struct block *b)
 		kinds |= 1 << INDIRECT;
 	kinds |= w ? w->kinds : 0;
 	/* movs, cmps (two operands an element), stos, lods, scas */
-	size = strchr("bwlq", p[0] && p[1] && p[2] && p[3] ? p[4] : 'x');
-	if (kinds & REP && size && *size && (!strncmp(p, "movs", 4) ||
+	size = strlen(p) > 4 ? strchr("bwlq", p[4]) : NULL;
+	if (kinds & REP && size && (!strncmp(p, "movs", 4) ||
 	    !strncmp(p, "cmps", 4) || !strncmp(p, "stos", 4) ||
 	    !strncmp(p, "lods", 4) || !strncmp(p, "scas", 4))) {
 		b->size = 1 << (size - "bwlq");
